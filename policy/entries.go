@@ -1,0 +1,196 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// entry collects what is known about one array element while it is validated.
+type entry struct {
+	file     string
+	name     string // `provider "x"` or `providers[3]`
+	pos      string // `providers[3]`
+	id       string // the readable id or name, "" if none
+	problems []*Problem
+}
+
+func (e *entry) bad(key, format string, args ...any) {
+	e.problems = append(e.problems, &Problem{File: e.file, Entry: e.name, Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// readable reports whether an id can be quoted in a message as is: short printable
+// ASCII without quotes or backslashes (anything else is named by its index).
+func readable(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c > '~' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// topArray decodes `{"<key>": [ ... ]}` exactly; anything else is a file-level problem.
+func topArray(file string, data []byte, key string) ([]json.RawMessage, *Problem) {
+	members, err := decodeObject(data)
+	if err != nil {
+		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v: want {%q: [...]}", err, key)}
+	}
+	var arr json.RawMessage
+	for _, m := range members {
+		if m.key != key {
+			return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q", m.key, key)}
+		}
+		arr = m.val
+	}
+	if arr == nil {
+		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: missing key %q", key)}
+	}
+	if jsonKind(arr) != "array" {
+		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q %s", key, wrongType("an array", arr))}
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(arr, &elems); err != nil {
+		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q: %v", key, err)}
+	}
+	return elems, nil
+}
+
+// openEntry decodes one element into its members and names the entry by idKey's
+// value when that is readable, else by its index.
+func openEntry(file, kind, arrayKey, idKey string, i int, raw json.RawMessage) (*entry, []member) {
+	pos := fmt.Sprintf("%s[%d]", arrayKey, i)
+	e := &entry{file: file, name: pos, pos: pos}
+	members, err := decodeObject(raw)
+	if err != nil {
+		e.problems = append(e.problems, &Problem{File: file, Entry: e.name, Msg: err.Error()})
+		return e, nil
+	}
+	for _, m := range members {
+		if m.key == idKey {
+			if s, msg := asString(m.val); msg == "" && readable(s) {
+				e.id = s
+				e.name = fmt.Sprintf("%s %q", kind, s)
+			}
+		}
+	}
+	return e, members
+}
+
+// parseProjects validates projects.json; it returns the valid projects, the problems
+// of the others, and a fatal problem when the file as a whole is unusable.
+func parseProjects(file string, data []byte) ([]Project, []*Problem, *Problem) {
+	elems, fatal := topArray(file, data, "projects")
+	if fatal != nil {
+		return nil, nil, fatal
+	}
+	entries := make([]*entry, len(elems))
+	projects := make([]Project, len(elems))
+	for i, raw := range elems {
+		e, members := openEntry(file, "project", "projects", "name", i, raw)
+		entries[i] = e
+		if members == nil {
+			continue
+		}
+		p := &projects[i]
+		seen := map[string]bool{}
+		for _, m := range members {
+			seen[m.key] = true
+			switch m.key {
+			case "name":
+				s, msg := asString(m.val)
+				switch {
+				case msg != "":
+					e.bad(m.key, "%s", msg)
+				case !nameRe.MatchString(s):
+					e.bad(m.key, "must match [a-z][a-z0-9_-]*")
+				default:
+					p.Name = s
+				}
+			case "root":
+				s, msg := asString(m.val)
+				switch {
+				case msg != "":
+					e.bad(m.key, "%s", msg)
+				case !filepath.IsAbs(s) || hasNUL(s):
+					e.bad(m.key, "must be an absolute directory")
+				default:
+					p.Root = filepath.Clean(s)
+				}
+			case "families":
+				fams, msg := asStrings(m.val)
+				if msg != "" {
+					e.bad(m.key, "%s", msg)
+					break
+				}
+				if msg := checkNames(fams); msg != "" {
+					e.bad(m.key, "%s", msg)
+					break
+				}
+				p.Families = fams
+			default:
+				e.bad(m.key, "unknown key")
+			}
+		}
+		for _, k := range []string{"name", "root"} {
+			if !seen[k] {
+				e.bad(k, "required")
+			}
+		}
+	}
+	markDuplicates(entries, func(i int) string { return projects[i].Name }, "name", "duplicate project name")
+	markDuplicates(entries, func(i int) string { return projects[i].Root }, "root", "duplicate root")
+
+	var valid []Project
+	var problems []*Problem
+	for i, e := range entries {
+		if len(e.problems) > 0 {
+			problems = append(problems, e.problems...)
+			continue
+		}
+		valid = append(valid, projects[i])
+	}
+	return valid, problems, nil
+}
+
+// checkNames checks a list of family names: the name charset, no duplicates.
+func checkNames(names []string) string {
+	for i, n := range names {
+		if !nameRe.MatchString(n) {
+			return fmt.Sprintf("element %d must match [a-z][a-z0-9_-]*", i)
+		}
+		if slices.Index(names, n) != i {
+			return fmt.Sprintf("duplicate %q", n)
+		}
+	}
+	return ""
+}
+
+// markDuplicates adds a problem to every entry whose value (non-empty) is shared with
+// another entry: all of them are left out, not just the later ones.
+func markDuplicates(entries []*entry, value func(int) string, key, what string) {
+	where := map[string][]int{}
+	for i := range entries {
+		if v := value(i); v != "" {
+			where[v] = append(where[v], i)
+		}
+	}
+	for i, e := range entries {
+		v := value(i)
+		if v == "" || len(where[v]) < 2 {
+			continue
+		}
+		var others []string
+		for _, j := range where[v] {
+			if j != i {
+				others = append(others, entries[j].pos)
+			}
+		}
+		e.bad(key, "%s (also %s): both left out", what, strings.Join(others, ", "))
+	}
+}

@@ -1,0 +1,378 @@
+package policy
+
+import (
+	"errors"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// MinSecretLen is the length from which an env value counts as a secret (SPEC 7).
+const MinSecretLen = 6
+
+type providersResult struct {
+	providers []Provider
+	problems  []*Problem
+	rejected  []Rejected
+	secrets   []string
+	fatal     *Problem
+}
+
+// parseProviders validates capabilities.json; dirs is the safe PATH for command[0].
+func parseProviders(file string, data []byte, dirs []string) providersResult {
+	var res providersResult
+	elems, fatal := topArray(file, data, "providers")
+	if fatal != nil {
+		res.fatal = fatal
+		// Secrets are still collected when the file's top level is wrong but it is
+		// JSON, so a redactor covers them whatever happens next.
+		res.secrets = scavengeSecrets(data, false)
+		return res
+	}
+	entries := make([]*entry, len(elems))
+	provs := make([]Provider, len(elems))
+	secrets := map[string]bool{}
+	for i, raw := range elems {
+		e, members := openEntry(file, "provider", "providers", "id", i, raw)
+		entries[i] = e
+		if members == nil {
+			for _, s := range scavengeSecrets(raw, false) {
+				secrets[s] = true
+			}
+			continue
+		}
+		p := &provs[i]
+		p.Write, p.Enabled, p.Timeout = WriteRefuse, true, DefaultTimeout
+		p.Tasks = []string{TaskImplementation, TaskMixed}
+		seen := map[string]bool{}
+		for _, m := range members {
+			seen[m.key] = true
+			parseProviderKey(e, p, m, dirs, secrets)
+		}
+		for _, k := range []string{"id", "command"} {
+			if !seen[k] {
+				e.bad(k, "required")
+			}
+		}
+	}
+	markDuplicates(entries, func(i int) string { return provs[i].ID }, "id", "duplicate id")
+
+	for i, e := range entries {
+		if len(e.problems) > 0 {
+			res.problems = append(res.problems, e.problems...)
+			res.rejected = append(res.rejected, Rejected{ID: e.id, Reason: rejectReason(e.problems)})
+			continue
+		}
+		res.providers = append(res.providers, provs[i])
+	}
+	res.secrets = sortSecrets(secrets)
+	return res
+}
+
+// rejectReason joins an entry's problems without repeating the file and entry.
+func rejectReason(problems []*Problem) string {
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		if p.Key != "" {
+			parts[i] = fmt.Sprintf("key %q: %s", p.Key, p.Msg)
+		} else {
+			parts[i] = p.Msg
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func parseProviderKey(e *entry, p *Provider, m member, dirs []string, secrets map[string]bool) {
+	switch m.key {
+	case "id":
+		s, msg := asString(m.val)
+		switch {
+		case msg != "":
+			e.bad(m.key, "%s", msg)
+		case !idRe.MatchString(s):
+			e.bad(m.key, "must match [a-z][a-z0-9_-]{0,62}")
+		case s == "spear":
+			e.bad(m.key, "%q is reserved", s)
+		default:
+			p.ID = s
+		}
+	case "command":
+		args, msg := asStrings(m.val)
+		switch {
+		case msg != "":
+			e.bad(m.key, "%s", msg)
+		case len(args) == 0:
+			e.bad(m.key, "must not be empty")
+		case slices.ContainsFunc(args, hasNUL):
+			e.bad(m.key, "must not contain NUL")
+		default:
+			path, msg := resolveCommand(args[0], dirs)
+			if msg != "" {
+				e.bad(m.key, "%s", msg)
+				return
+			}
+			p.Command = append([]string{path}, args[1:]...)
+		}
+	case "scope":
+		s, msg := asString(m.val)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		sc, err := ParseScope(s)
+		if err != nil {
+			e.bad(m.key, "%v", err)
+			return
+		}
+		p.Scope = sc
+	case "tasks":
+		tasks, msg := asStrings(m.val)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		if len(tasks) == 0 {
+			e.bad(m.key, "must not be empty")
+			return
+		}
+		for i, t := range tasks {
+			if t != TaskImplementation && t != TaskMixed && t != TaskGeneral {
+				e.bad(m.key, "element %d: unknown task class: must be implementation, mixed or general", i)
+				return
+			}
+			if slices.Index(tasks, t) != i {
+				e.bad(m.key, "duplicate %q", t)
+				return
+			}
+		}
+		p.Tasks = tasks
+	case "env":
+		p.Env = parseEnv(e, m, secrets)
+	case "read":
+		read, msg := asStrings(m.val)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		for i, r := range read {
+			if !toolNameRe.MatchString(r) {
+				e.bad(m.key, "element %d is not a tool name ([A-Za-z0-9_.-]{1,128})", i)
+				return
+			}
+			if slices.Index(read, r) != i {
+				e.bad(m.key, "duplicate %q", r)
+				return
+			}
+		}
+		p.Read = read
+	case "write":
+		s, msg := asString(m.val)
+		switch {
+		case msg != "":
+			e.bad(m.key, "%s", msg)
+		case s != WriteRefuse && s != WriteConfirm && s != WriteAllow:
+			e.bad(m.key, "must be refuse, confirm or allow")
+		default:
+			p.Write = s
+		}
+	case "enabled":
+		b, msg := asBool(m.val)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		p.Enabled = b
+	case "timeout":
+		d, msg := asSeconds(m.val)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		p.Timeout = d
+	default:
+		e.bad(m.key, "unknown key")
+	}
+}
+
+var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// parseEnv validates env. Messages name variables, never values; every string value
+// long enough to be a secret is recorded even when the entry is rejected.
+func parseEnv(e *entry, m member, secrets map[string]bool) map[string]string {
+	members, err := decodeObject(m.val)
+	if err != nil {
+		if errors.Is(err, errNotObject) {
+			e.bad(m.key, "%s", wrongType("an object of strings", m.val))
+		} else {
+			e.bad(m.key, "%v", err)
+		}
+		for _, s := range scavengeSecrets(m.val, true) {
+			secrets[s] = true
+		}
+		return nil
+	}
+	env := map[string]string{}
+	ok := true
+	for _, v := range members {
+		s, msg := asString(v.val)
+		if msg == "" && len(s) >= MinSecretLen {
+			secrets[s] = true
+		}
+		name := v.key
+		if !readable(name) {
+			name = "(unprintable)"
+		}
+		switch {
+		case !envNameRe.MatchString(v.key):
+			e.bad(m.key, "variable %q: name must match [A-Za-z_][A-Za-z0-9_]*", name)
+			ok = false
+		case msg != "":
+			e.bad(m.key, "variable %q: %s", name, msg)
+			ok = false
+		case hasNUL(s):
+			e.bad(m.key, "variable %q: value must not contain NUL", name)
+			ok = false
+		default:
+			env[v.key] = s
+		}
+		for _, s := range scavengeSecrets(v.val, true) {
+			secrets[s] = true
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return env
+}
+
+// scavengeSecrets returns every JSON string of MinSecretLen bytes or more inside raw
+// that is (inside) the value of some "env" key, or anywhere when inEnv, whatever the
+// structure around it is.
+func scavengeSecrets(raw json.RawMessage, inEnv bool) []string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any, inEnv bool)
+	walk = func(v any, inEnv bool) {
+		switch x := v.(type) {
+		case string:
+			if inEnv && len(x) >= MinSecretLen {
+				out = append(out, x)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, inEnv)
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(e, inEnv || k == "env")
+			}
+		}
+	}
+	walk(v, inEnv)
+	return out
+}
+
+// sortSecrets orders secrets longest first, so a redactor replacing them in order
+// never leaves the tail of a longer secret that contains a shorter one.
+func sortSecrets(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+// safePath returns the absolute directories of pathEnv, minus the workspace and
+// anything inside it (compared as written and with symlinks resolved), deduplicated.
+func safePath(pathEnv, workspace string) []string {
+	var ws, wsReal string
+	if filepath.IsAbs(workspace) {
+		ws = filepath.Clean(workspace)
+		wsReal, _ = filepath.EvalSymlinks(ws)
+	}
+	var dirs []string
+	for _, d := range filepath.SplitList(pathEnv) {
+		if !filepath.IsAbs(d) {
+			continue // "" and "." mean the current directory: never trusted
+		}
+		d = filepath.Clean(d)
+		if ws != "" && within(ws, d) {
+			continue
+		}
+		if wsReal != "" {
+			if real, err := filepath.EvalSymlinks(d); err == nil && within(wsReal, real) {
+				continue
+			}
+		}
+		if !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// resolveCommand makes command[0] absolute: a name with a slash must already be
+// absolute; a bare name is looked up in dirs. The result is an executable regular file.
+func resolveCommand(name string, dirs []string) (string, string) {
+	if name == "" {
+		return "", "program name must not be empty"
+	}
+	if strings.Contains(name, "/") {
+		if !filepath.IsAbs(name) {
+			return "", fmt.Sprintf("program %q: a path must be absolute", name)
+		}
+		path := filepath.Clean(name)
+		if msg := checkExecutable(path); msg != "" {
+			return "", fmt.Sprintf("program %q %s", name, msg)
+		}
+		return path, ""
+	}
+	for _, d := range dirs {
+		path := filepath.Join(d, name)
+		if checkExecutable(path) == "" {
+			return path, ""
+		}
+	}
+	return "", fmt.Sprintf("program %q not found on PATH (relative entries and the workspace excluded)", name)
+}
+
+// checkExecutable says why path is not an executable regular file, "" when it is.
+func checkExecutable(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Sprintf("cannot be used: %v", unwrapPath(err))
+	}
+	if !st.Mode().IsRegular() {
+		return "is not a regular file"
+	}
+	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.X_OK, unix.AT_EACCESS); err != nil {
+		return "is not executable"
+	}
+	return ""
+}
+
+// within reports whether p is dir or inside it, by whole path components
+// (/src/fw-a2 is not inside /src/fw-a). Both are clean absolute paths.
+func within(dir, p string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
