@@ -1,0 +1,174 @@
+// Package capability answers recognised spear-capability invocations for one agent turn:
+// it selects the turn's family of provider tools, lists, describes and invokes them after the
+// checks of SPEC 5, frames and cleans what providers return, and audits every decision.
+package capability
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/spear-shell/spear-shell/audit"
+)
+
+// Request is one recognised invocation, as recognition hands it over.
+type Request struct {
+	Verb      string   // "list", "describe" or "invoke"
+	Targets   []string // describe: one or more "<id>/<tool>"; invoke: exactly one
+	Arguments string   // invoke: the JSON object text
+	Source    string   // the invocation's source text
+}
+
+// Settings is what the caller knows before anything is loaded.
+type Settings struct {
+	Getenv       func(string) string // spear-shell's environment
+	Cwd          string
+	ManifestPath string // --manifest or SPEAR_TURN_MANIFEST; "" = none
+	Session      bool   // a stdin session: providers stay up; turn_ended at Close
+	Inside       bool   // started inside a spear-shell's real shell: offer nothing, say why
+	Isolation    string // how the real shell runs, e.g. "bwrap", "none (SPEAR_ISOLATION=none)"
+	Isolated     bool
+}
+
+// Answer codes (SPEC 5).
+const (
+	CodeNotAlone          = "not-alone"
+	CodeMalformed         = "malformed"
+	CodeNoCapabilities    = "no-capabilities"
+	CodeAuditUnavailable  = "audit-unavailable"
+	CodeUnknown           = "unknown-capability"
+	CodeUnavailable       = "unavailable"
+	CodeNotDescribed      = "not-described"
+	CodeInvalidArguments  = "invalid-arguments"
+	CodeWriteRefused      = "write-refused"
+	CodeDefinitionChanged = "definition-changed"
+	CodeNotConfirmed      = "not-confirmed"
+	CodeToolError         = "tool-error"
+	CodeInvalidOutput     = "invalid-output"
+	CodeTimeout           = "timeout"
+	CodeNotRecognised     = "not-recognised"
+	CodeInterrupted       = "interrupted"
+)
+
+// exitCodes is the SPEC 5 table, in one place.
+var exitCodes = map[string]int{
+	"":                    0,
+	CodeToolError:         1,
+	CodeInvalidOutput:     1,
+	CodeNotAlone:          2,
+	CodeMalformed:         2,
+	CodeNoCapabilities:    3,
+	CodeAuditUnavailable:  3,
+	CodeUnknown:           3,
+	CodeNotDescribed:      3,
+	CodeInvalidArguments:  3,
+	CodeWriteRefused:      3,
+	CodeDefinitionChanged: 3,
+	CodeNotConfirmed:      3,
+	CodeUnavailable:       4,
+	CodeTimeout:           4,
+	CodeNotRecognised:     126,
+	CodeInterrupted:       130,
+}
+
+// ExitCode maps an answer code to its exit status (SPEC 5); "" is success. An unknown code
+// is treated as a refusal (3) so that a mistake can never look like success.
+func ExitCode(code string) int {
+	if c, ok := exitCodes[code]; ok {
+		return c
+	}
+	return 3
+}
+
+// Turn is one agent turn as seen by one spear-shell process. It loads nothing until
+// the first answer needs it. Its methods may be called from several goroutines; answers
+// are serialised.
+type Turn struct {
+	s  Settings
+	mu sync.Mutex
+
+	loaded bool
+	env    *turnEnv // nil until loaded
+	closed bool
+
+	seq int // answers so far; a provider listed in an earlier answer is listed again before a call
+}
+
+// NewTurn returns a turn for s; it is cheap: nothing is read until the first need.
+func NewTurn(s Settings) *Turn {
+	if s.Getenv == nil {
+		s.Getenv = func(string) string { return "" }
+	}
+	return &Turn{s: s}
+}
+
+// Answer answers one recognised invocation: it writes the answer to stdout and stderr and
+// returns the exit code. Cancelling ctx (Ctrl-C) ends it with 130, audited "interrupted".
+func (t *Turn) Answer(ctx context.Context, r Request, stdout, stderr io.Writer) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	a := t.newAnswer(stdout, stderr)
+	var code string
+	switch r.Verb {
+	case "list":
+		code = t.list(ctx, a, "list")
+	case "describe":
+		code = t.describe(ctx, a, r.Targets)
+	case "invoke":
+		code = t.invoke(ctx, a, r)
+	default:
+		code = a.refuse(CodeMalformed, "unknown verb "+quote(r.Verb)+"; use list, describe or invoke")
+	}
+	return a.finish(code)
+}
+
+// Refuse answers a recognition refusal (not-alone or malformed), audited when a turn exists.
+func (t *Turn) Refuse(code, reason string, stderr io.Writer) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	a := t.newAnswer(io.Discard, stderr)
+	t.load()
+	if e := t.env; e != nil && e.log != nil {
+		// Recognition comes first in SPEC 5's order: the refusal stands even when it cannot be recorded.
+		_ = e.logEvent(audit.Event{Name: audit.EventRefused, Code: code, Reason: reason})
+	}
+	a.errf(code, "%s", reason)
+	return a.finish(code)
+}
+
+// Context prints what the turn is shown (--context); it exits 0 even when nothing is offered,
+// so that a harness can put the text in the model's context unconditionally.
+func (t *Turn) Context(ctx context.Context, stdout, stderr io.Writer) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	a := t.newAnswer(stdout, stderr)
+	code := t.list(ctx, a, "context")
+	if code == CodeNoCapabilities {
+		a.errb.Reset()
+		code = ""
+	}
+	if !t.s.Isolated && t.s.Isolation != "" {
+		a.printf("note: the shell runs without isolation: %s\n", t.s.Isolation)
+	}
+	return a.finish(code)
+}
+
+// Close stops every provider (in parallel) and, in a session, records turn_ended.
+func (t *Turn) Close(reason string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.closed = true
+	if t.env == nil {
+		return
+	}
+	t.env.stopAll()
+	if t.s.Session && t.env.log != nil {
+		_ = t.env.logEvent(audit.Event{Name: audit.EventTurnEnded, Reason: reason})
+	}
+}

@@ -1,0 +1,135 @@
+package capability
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/policy"
+)
+
+// Check is `spear-shell --check` (SPEC 8): it validates the configuration, starts every
+// enabled provider in parallel, and prints one line per provider and what it reaches.
+// It exits 0 only when every entry is valid and every enabled provider is ok.
+func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
+	if s.Getenv == nil {
+		s.Getenv = func(string) string { return "" }
+	}
+	home := policy.DefaultHome(s.Getenv)
+	reg, err := policy.Load(policy.Paths{
+		Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE"),
+		PathEnv: s.Getenv("PATH"), Workspace: s.Cwd,
+	})
+	if reg == nil {
+		reg = &policy.Registry{Home: home}
+	}
+	red := audit.NewRedactor(reg.Secrets())
+	var out bytes.Buffer
+	ok := true
+	fmt.Fprintf(&out, "home: %s\n", home)
+	if err != nil {
+		ok = false
+		fmt.Fprintf(&out, "configuration: unusable: %v\n", err)
+	}
+	fmt.Fprintf(&out, "projects: %d\n", len(reg.Projects))
+	for _, p := range reg.Projects {
+		fam := ""
+		if len(p.Families) > 0 {
+			fam = " (families " + strings.Join(p.Families, ", ") + ")"
+		}
+		fmt.Fprintf(&out, "  %s: %s%s\n", p.Name, p.Root, fam)
+	}
+	for _, pr := range reg.Problems {
+		ok = false
+		fmt.Fprintf(&out, "problem: %s\n", pr.Error())
+	}
+
+	type checked struct {
+		tools  []*tool
+		reject []rejectedTool
+		err    error
+	}
+	results := make([]checked, len(reg.Providers))
+	e := &turnEnv{s: s, reg: reg}
+	var wg sync.WaitGroup
+	for i := range reg.Providers {
+		p := &reg.Providers[i]
+		if !p.Enabled {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := startAndList(ctx, e, &prov{cfg: p})
+			if r.client != nil {
+				defer r.client.Close()
+			}
+			if r.err != nil {
+				results[i].err = r.err
+				return
+			}
+			results[i].tools, results[i].reject = judgeTools(p, false, r.tools)
+		}()
+	}
+	wg.Wait()
+
+	for i := range reg.Providers {
+		p := &reg.Providers[i]
+		r := results[i]
+		switch {
+		case !p.Enabled:
+			fmt.Fprintf(&out, "%s: disabled\n", p.ID)
+		case r.err != nil:
+			ok = false
+			fmt.Fprintf(&out, "%s: unavailable (%s: %s)\n", p.ID, failReason(r.err), clean(r.err.Error()))
+		default:
+			fmt.Fprintf(&out, "%s: ok (%d tools)\n", p.ID, len(r.tools))
+			have := map[string]bool{}
+			for _, tl := range r.tools {
+				have[tl.name] = true
+				fmt.Fprintf(&out, "  %-5s %s\n", tl.class, clean(tl.name))
+			}
+			for _, rj := range r.reject {
+				have[rj.name] = true
+				fmt.Fprintf(&out, "  left out: %s (%s)\n", boundName(rj.name), rj.reason)
+			}
+			for _, name := range p.Read {
+				if !have[name] {
+					fmt.Fprintf(&out, "  read entry %q names no tool of this provider\n", name)
+				}
+			}
+		}
+		projects, unknown := reg.Reach(p)
+		for _, u := range unknown {
+			fmt.Fprintf(&out, "  scope names unknown %s %q\n", p.Scope.Kind, u)
+		}
+		reach := "no project"
+		if len(projects) > 0 {
+			reach = "projects " + strings.Join(projects, ", ")
+		}
+		fmt.Fprintf(&out, "  reaches %s; tasks %s; write %s\n", reach, strings.Join(p.Tasks, ", "), p.Write)
+	}
+	for _, rj := range reg.Rejected {
+		ok = false
+		id := rj.ID
+		if id == "" {
+			id = "(entry without a valid id)"
+		}
+		fmt.Fprintf(&out, "%s: rejected (%s)\n", id, rj.Reason)
+	}
+	iso := s.Isolation
+	if iso == "" {
+		iso = "unknown"
+	}
+	fmt.Fprintf(&out, "isolation: %s\n", iso)
+	stdout.Write(red.Bytes(out.Bytes()))
+	if !ok {
+		fmt.Fprintln(stderr, "spear-shell: --check found problems")
+		return 1
+	}
+	return 0
+}

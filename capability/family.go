@@ -1,0 +1,430 @@
+package capability
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
+)
+
+// Version is sent in initialize's clientInfo.
+var Version = "dev"
+
+// Whole-or-index limits (SPEC 2.6).
+const (
+	wholeMaxCapabilities = 8
+	wholeMaxBytes        = 6000
+	indexLineMax         = 120 // bytes of a description's first line in the index
+)
+
+// prov is one offered provider as this process knows it.
+type prov struct {
+	cfg       *policy.Provider
+	readOnly  bool // general turn: WRITE tools are hidden
+	client    *mcpstdio.Client
+	tools     []*tool // valid, visible tools in listing order
+	byName    map[string]*tool
+	down      string // non-empty: unavailable for the rest of the turn (what the turn is told)
+	listedSeq int    // the answer in which the tools were last listed
+}
+
+// tool is one capability: a provider's tool whose definition passed the checks.
+type tool struct {
+	id     string // "<provider>/<tool>"
+	prov   *prov
+	name   string
+	desc   string
+	input  json.RawMessage // compact
+	output json.RawMessage // compact; nil when absent
+	class  string          // from the configuration only
+	hash   string          // pin of the definition
+}
+
+// validToolName is [A-Za-z0-9_.-]{1,128} (SPEC 2.6).
+func validToolName(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '{' && json.Valid(t)
+}
+
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// definitionHash pins name, description, input and output schema.
+func definitionHash(name, desc string, in, out json.RawMessage) string {
+	if out == nil {
+		out = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		Name   string          `json:"name"`
+		Desc   string          `json:"description"`
+		Input  json.RawMessage `json:"inputSchema"`
+		Output json.RawMessage `json:"outputSchema"`
+	}{name, desc, in, out})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+type rejectedTool struct{ name, reason string }
+
+// judgeTools keeps the tools that may be offered; rejected ones are returned with why.
+// WRITE tools of a read-only (general) offer are hidden, not rejected.
+func judgeTools(p *policy.Provider, readOnly bool, list []mcpstdio.Tool) (kept []*tool, rejected []rejectedTool) {
+	count := map[string]int{}
+	for _, t := range list {
+		count[t.Name]++
+	}
+	for _, t := range list {
+		switch {
+		case !validToolName(t.Name):
+			rejected = append(rejected, rejectedTool{t.Name, "the name is not [A-Za-z0-9_.-]{1,128}"})
+			continue
+		case count[t.Name] > 1:
+			rejected = append(rejected, rejectedTool{t.Name, "the name is listed more than once"})
+			continue
+		case !isJSONObject(t.InputSchema):
+			rejected = append(rejected, rejectedTool{t.Name, "the inputSchema is not a JSON object"})
+			continue
+		}
+		out := t.OutputSchema
+		if o := bytes.TrimSpace(out); len(o) == 0 || string(o) == "null" {
+			out = nil
+		} else if !isJSONObject(out) {
+			rejected = append(rejected, rejectedTool{t.Name, "the outputSchema is not a JSON object"})
+			continue
+		}
+		class := p.Class(t.Name)
+		if readOnly && class != "READ" {
+			continue
+		}
+		in := compactJSON(t.InputSchema)
+		if out != nil {
+			out = compactJSON(out)
+		}
+		kept = append(kept, &tool{
+			id: p.ID + "/" + t.Name, name: t.Name, desc: t.Description,
+			input: in, output: out, class: class,
+			hash: definitionHash(t.Name, t.Description, in, out),
+		})
+	}
+	return kept, rejected
+}
+
+// showMode decides whole or index for a family (SPEC 2.6).
+func showMode(tools []*tool) string {
+	if len(tools) > wholeMaxCapabilities {
+		return "index"
+	}
+	n := 0
+	for _, t := range tools {
+		n += len(t.desc) + len(t.input)
+	}
+	if n > wholeMaxBytes {
+		return "index"
+	}
+	return "whole"
+}
+
+// family makes sure the family is selected in this turn and that the providers in need are
+// up and freshly listed. The first need of the turn starts every offered provider; a later
+// process (the family already selected) starts only what it needs. It returns false when ctx
+// ended (interrupted).
+func (t *Turn) family(ctx context.Context, a *answer, need []string) bool {
+	e := t.env
+	if !e.familyKnown {
+		if content, ok, err := e.state.read(familyFact); err == nil && ok {
+			e.mode = modeOf(content)
+			e.familyKnown = true
+		} else {
+			if !t.ensure(ctx, a, e.order) {
+				return false
+			}
+			t.selectFamily()
+			return true
+		}
+	}
+	return t.ensure(ctx, a, need)
+}
+
+func modeOf(b []byte) string {
+	if string(b) == "whole" {
+		return "whole"
+	}
+	return "index" // anything else is the stricter reading
+}
+
+// selectFamily pins the family's tools and records the selection, once per turn.
+func (t *Turn) selectFamily() {
+	e := t.env
+	var all []*tool
+	for _, id := range e.order {
+		all = append(all, e.provs[id].tools...)
+	}
+	for _, tl := range all {
+		_, _ = e.state.create(pinName(tl.id), []byte(tl.hash))
+	}
+	mode := showMode(all)
+	created, err := e.state.create(familyFact, []byte(mode))
+	if err == nil && !created {
+		if content, ok, err := e.state.read(familyFact); err == nil && ok {
+			mode = modeOf(content) // another process of the turn selected it first
+		}
+	}
+	e.mode, e.familyKnown = mode, true
+	if created {
+		ids := make([]string, 0, len(all))
+		bytesTotal := 0
+		for _, tl := range all {
+			ids = append(ids, tl.id+" "+tl.class)
+			bytesTotal += len(tl.desc) + len(tl.input)
+		}
+		var down []string
+		for _, id := range e.order {
+			if p := e.provs[id]; p.down != "" {
+				down = append(down, id)
+			}
+		}
+		_ = e.logEvent(audit.Event{Name: audit.EventFamilySelected, Mode: mode, Fields: map[string]any{
+			"project": e.offer.Project, "providers": decisionsField(e.offer.Decisions),
+			"family": ids, "count": len(all), "bytes": bytesTotal, "unavailable": down,
+		}})
+	}
+}
+
+type startResult struct {
+	client *mcpstdio.Client
+	tools  []mcpstdio.Tool
+	stage  string
+	err    error
+	took   time.Duration
+}
+
+// ensure starts (or re-lists) the providers in ids that this answer needs, in parallel, each
+// bounded by its timeout. It returns false when ctx ended.
+func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
+	e := t.env
+	var todo []*prov
+	for _, id := range ids {
+		p := e.provs[id]
+		if p == nil || p.down != "" {
+			continue
+		}
+		if p.client == nil {
+			if reason, ok, err := e.state.read(downName(id)); err == nil && ok {
+				p.down = clean(string(reason))
+				if p.down == "" {
+					p.down = "it failed earlier in this turn"
+				}
+				continue
+			}
+		}
+		if p.client != nil && p.listedSeq == t.seq {
+			continue
+		}
+		todo = append(todo, p)
+	}
+	if len(todo) == 0 {
+		return ctx.Err() == nil
+	}
+	results := make([]startResult, len(todo))
+	var wg sync.WaitGroup
+	for i, p := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = startAndList(ctx, e, p)
+		}()
+	}
+	wg.Wait()
+	interrupted := ctx.Err() != nil
+	for i, p := range todo {
+		r := results[i]
+		if r.err != nil {
+			if r.client != nil {
+				r.client.Close()
+			}
+			p.client = nil
+			if interrupted {
+				continue // Ctrl-C is not the provider's fault
+			}
+			t.markDown(a, p, r.stage, r.err, r.client)
+			continue
+		}
+		p.client = r.client
+		kept, rejected := judgeTools(p.cfg, p.readOnly, r.tools)
+		for _, tl := range kept {
+			tl.prov = p
+		}
+		p.tools, p.byName = kept, map[string]*tool{}
+		for _, tl := range kept {
+			p.byName[tl.name] = tl
+		}
+		p.listedSeq = t.seq
+		for _, rj := range rejected {
+			sum := sha256.Sum256([]byte(rj.name + "\x00" + rj.reason))
+			if e.state.once("tool_rejected@" + p.cfg.ID + "@" + hex.EncodeToString(sum[:8])) {
+				_ = e.logEvent(audit.Event{Name: audit.EventToolRejected, Provider: p.cfg.ID,
+					Capability: p.cfg.ID + "/" + boundName(rj.name), Reason: rj.reason})
+			}
+		}
+	}
+	return !interrupted
+}
+
+func boundName(s string) string {
+	s, cut := truncate(clean(s), 160)
+	if cut {
+		s += "…"
+	}
+	return s
+}
+
+func startAndList(ctx context.Context, e *turnEnv, p *prov) startResult {
+	began := time.Now()
+	r := startResult{client: p.client}
+	timeout := p.cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if r.client == nil {
+		l := p.cfg.Launch(e.reg.Home, e.s.Getenv)
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		c, err := mcpstdio.Start(sctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
+			mcpstdio.Options{ClientName: "spear-shell", ClientVersion: Version})
+		cancel()
+		if err != nil {
+			r.stage, r.err, r.took = "start", err, time.Since(began)
+			return r
+		}
+		r.client = c
+	}
+	lctx, cancel := context.WithTimeout(ctx, timeout)
+	tools, err := r.client.ListTools(lctx)
+	cancel()
+	r.tools, r.took = tools, time.Since(began)
+	if err != nil {
+		r.stage, r.err = "list", err
+	}
+	return r
+}
+
+// markDown leaves a provider out for the rest of the turn: recorded, kept in the state so
+// that later processes of the turn know, and said once per turn on stderr.
+func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c *mcpstdio.Client) {
+	e := t.env
+	reason := failReason(err)
+	p.down = reason
+	p.client = nil
+	if st := mcpstdio.StageOf(err); st != "" {
+		stage = st
+	}
+	tail := mcpstdio.StderrOf(err)
+	if c != nil && tail == "" {
+		tail = c.StderrTail()
+	}
+	_ = e.logEvent(audit.Event{Name: audit.EventProviderFailed, Provider: p.cfg.ID, Stage: stage,
+		Reason: err.Error(), StderrTail: tail})
+	_, _ = e.state.create(downName(p.cfg.ID), []byte(reason))
+	if e.state.once(downName(p.cfg.ID)) {
+		a.note("provider %s is unavailable for the rest of this turn: %s", p.cfg.ID, reason)
+	}
+}
+
+// failReason says what happened in terms the turn can use, never with the command or its output.
+func failReason(err error) string {
+	var ve *mcpstdio.VersionError
+	var re *mcpstdio.RPCError
+	switch {
+	case errors.As(err, &ve):
+		return fmt.Sprintf("it speaks protocol version %q, not %s", clean(ve.Offered), mcpstdio.ProtocolVersion)
+	case errors.Is(err, mcpstdio.ErrVersion):
+		return "it speaks another protocol version than " + mcpstdio.ProtocolVersion
+	case errors.Is(err, mcpstdio.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "it did not answer in time"
+	case errors.Is(err, mcpstdio.ErrStart):
+		return "it could not be started"
+	case errors.Is(err, mcpstdio.ErrProtocol):
+		return "it broke the protocol"
+	case errors.As(err, &re):
+		return "it answered tools/list with an error"
+	}
+	return "its connection failed"
+}
+
+// stopAll closes every provider in parallel and waits for them.
+func (e *turnEnv) stopAll() {
+	var wg sync.WaitGroup
+	for _, id := range e.order {
+		p := e.provs[id]
+		if p.client == nil {
+			continue
+		}
+		c := p.client
+		p.client = nil
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+// visible returns the family's tools known to this process, sorted by id, and whether a
+// later process saw fewer than all of them (it only lists what it has started).
+func (e *turnEnv) visible() []*tool {
+	var all []*tool
+	for _, id := range e.order {
+		p := e.provs[id]
+		if p.down != "" {
+			continue
+		}
+		for _, tl := range p.tools {
+			if e.pinned(tl) {
+				all = append(all, tl)
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	return all
+}
+
+// pinned reports whether the tool belongs to the turn's family (a pin exists for it).
+func (e *turnEnv) pinned(tl *tool) bool {
+	_, ok, err := e.state.read(pinName(tl.id))
+	return ok && err == nil
+}
+
+// pinMatches compares the tool's current definition with its pin.
+func (e *turnEnv) pinMatches(tl *tool) bool {
+	b, ok, err := e.state.read(pinName(tl.id))
+	return err == nil && ok && strings.TrimSpace(string(b)) == tl.hash
+}

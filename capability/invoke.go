@@ -1,0 +1,286 @@
+package capability
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
+)
+
+// ResultLimit bounds the framed content of one result, in bytes of cleaned text.
+const ResultLimit = 64 << 10
+
+// invoke answers `invoke`, with SPEC 5's checks in order, all before the call is sent.
+func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
+	if len(r.Targets) != 1 {
+		return a.refuse(CodeMalformed, "usage: spear-capability invoke <id>/<tool> '<JSON object>'")
+	}
+	if code := t.prelude(a); code != "" {
+		return code
+	}
+	e := t.env
+	target := r.Targets[0]
+	args := json.RawMessage(r.Arguments)
+	refuse := func(code, reason string, tl *tool) string {
+		ev := audit.Event{Code: code, Reason: reason, Capability: boundName(target), Args: args}
+		if tl != nil {
+			ev.Provider, ev.Class = tl.prov.cfg.ID, tl.class
+		}
+		return a.refuseEv(ev)
+	}
+	id, _, _ := strings.Cut(target, "/")
+	if e.provs[id] == nil {
+		return refuse(CodeUnknown, boundName(target)+": no such capability is offered to this turn", nil)
+	}
+	if !t.family(ctx, a, []string{id}) {
+		return t.interrupted(a, target, "")
+	}
+	tl, code, reason := t.lookup(target)
+	if code != "" {
+		return refuse(code, reason, nil)
+	}
+	if e.mode != "whole" {
+		if _, ok, err := e.state.read(describedName(tl.id)); err != nil || !ok {
+			return refuse(CodeNotDescribed, fmt.Sprintf("%s must be described in this turn before it is invoked: spear-capability describe %s", tl.id, tl.id), tl)
+		}
+	}
+	forward, why := e.checkArguments(tl, r.Arguments)
+	if why != "" {
+		return refuse(CodeInvalidArguments, tl.id+": "+why, tl)
+	}
+	gate := policy.GateRun
+	if tl.class != "READ" {
+		gate = policy.WriteGate(tl.prov.cfg.Write, e.man.PermissionMode)
+	}
+	if gate == policy.GateRefuse {
+		return refuse(CodeWriteRefused, fmt.Sprintf("%s is a WRITE capability; its write policy %q under permission mode %q refuses calls",
+			tl.id, tl.prov.cfg.Write, e.man.PermissionMode), tl)
+	}
+	if !e.pinMatches(tl) {
+		return refuse(CodeDefinitionChanged, tl.id+": the tool's definition changed since this turn's family was selected", tl)
+	}
+	approval := "not-needed"
+	switch gate {
+	case policy.GateAsk:
+		if len(e.man.Approver) == 0 {
+			return refuse(CodeNotConfirmed, tl.id+": this WRITE needs confirmation and the turn has no approver", tl)
+		}
+		ok, why := policy.Approve(ctx, e.man.Approver, e.man.ApproverTimeout, policy.ApprovalRequest{
+			Turn: e.man.Turn, Session: e.man.Session, Capability: tl.id, Class: tl.class,
+			Description: clean(tl.desc), Arguments: forward,
+		})
+		if ctx.Err() != nil {
+			return t.interrupted(a, tl.id, "")
+		}
+		if !ok {
+			return refuse(CodeNotConfirmed, tl.id+": not confirmed: "+why, tl)
+		}
+		approval = "approved"
+	case policy.GateAutoApproved:
+		approval = "auto-approved"
+	}
+	return t.call(ctx, a, tl, forward, approval)
+}
+
+// call sends the validated arguments, records intent and outcome, and frames the result.
+func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMessage, approval string) string {
+	e := t.env
+	p := tl.prov
+	auditID := audit.NewAuditID()
+	if err := e.logEvent(audit.Event{Name: audit.EventInvoked, Provider: p.cfg.ID, Capability: tl.id,
+		Class: tl.class, AuditID: auditID, Args: forward, Mode: e.mode,
+		Fields: map[string]any{"phase": "intent", "approval": approval}}); err != nil {
+		return a.auditUnavailable(err)
+	}
+	timeout := p.cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	began := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	res, err := p.client.CallTool(cctx, tl.name, forward)
+	cancel()
+	took := time.Since(began)
+
+	outcome := audit.Event{Name: audit.EventInvoked, Provider: p.cfg.ID, Capability: tl.id, Class: tl.class,
+		AuditID: auditID, Duration: took, Fields: map[string]any{"phase": "outcome"}}
+	var rpc *mcpstdio.RPCError
+	var body, code, reason string
+	switch {
+	case ctx.Err() != nil:
+		// Ctrl-C: the provider may still be busy with the call; stop it, a later need restarts it.
+		c := p.client
+		p.client = nil
+		c.Close()
+		outcome.Code = CodeInterrupted
+		_ = e.logEvent(outcome)
+		return t.interrupted(a, tl.id, auditID)
+	case errors.As(err, &rpc):
+		code = CodeToolError
+		body = clean(fmt.Sprintf("JSON-RPC error %d: %s", rpc.Code, rpc.Message))
+		reason = fmt.Sprintf("%s answered with a JSON-RPC error (%d)", tl.id, rpc.Code)
+	case err != nil:
+		code = CodeUnavailable
+		if errors.Is(err, mcpstdio.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+			code = CodeTimeout
+		}
+		c := p.client
+		if c != nil {
+			c.Close()
+		}
+		t.markDown(a, p, "call", err, c)
+		outcome.Code, outcome.Reason = code, err.Error()
+		if lerr := e.logEvent(outcome); lerr != nil {
+			return a.auditUnavailable(lerr)
+		}
+		if code == CodeTimeout {
+			a.errf(code, "%s did not answer within %v; provider %s is unavailable for the rest of this turn", tl.id, timeout, p.cfg.ID)
+		} else {
+			a.errf(code, "%s: provider %s is unavailable for the rest of this turn: %s", tl.id, p.cfg.ID, p.down)
+		}
+		return code
+	default:
+		body = renderContent(res)
+		switch {
+		case res.IsError:
+			code, reason = CodeToolError, tl.id+" reported an error"
+		case tl.output != nil:
+			if why := e.checkOutput(tl, res.StructuredContent); why != "" {
+				code, reason = CodeInvalidOutput, tl.id+": "+why
+			}
+		}
+	}
+	full := len(body)
+	shown, cut := truncate(body, ResultLimit)
+	outcome.Code, outcome.Reason, outcome.Result, outcome.ResultBytes = code, reason, shown, full
+	if outcome.Code == "" {
+		outcome.Code = "ok"
+	}
+	if err := e.logEvent(outcome); err != nil {
+		return a.auditUnavailable(err)
+	}
+	a.printf("%s", frame(tl.id, auditID, shown))
+	if cut {
+		a.printf("spear-capability: the result above was cut to %d of its %d bytes\n", len(shown), full)
+	}
+	if code != "" {
+		a.errf(code, "%s", reason)
+	}
+	return code
+}
+
+// checkOutput enforces an outputSchema on structuredContent.
+func (e *turnEnv) checkOutput(tl *tool, structured json.RawMessage) string {
+	if s := strings.TrimSpace(string(structured)); s == "" || s == "null" {
+		return "the tool declares an outputSchema but returned no structuredContent"
+	}
+	sch, err := e.schema(tl.output)
+	if err != nil {
+		return "the tool's outputSchema cannot be used: " + clean(err.Error())
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(structured)))
+	if err != nil {
+		return "structuredContent is not JSON"
+	}
+	if err := sch.Validate(v); err != nil {
+		return strings.Replace(validationReason(err), "the arguments do not match the tool's inputSchema",
+			"structuredContent does not match the tool's outputSchema", 1)
+	}
+	return ""
+}
+
+func (t *Turn) interrupted(a *answer, capID, auditID string) string {
+	if e := t.env; e != nil && e.man != nil {
+		_ = e.logEvent(audit.Event{Name: audit.EventInterrupted, Capability: capID, AuditID: auditID})
+	}
+	a.errf(CodeInterrupted, "the answer was interrupted")
+	return CodeInterrupted
+}
+
+// renderContent prints text items in order; structuredContent only when there is no text
+// item; images, audio and resources summarised. Everything is cleaned.
+func renderContent(res *mcpstdio.CallResult) string {
+	var b strings.Builder
+	line := func(s string) {
+		b.WriteString(s)
+		if !strings.HasSuffix(s, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	hasText := false
+	for _, c := range res.Content {
+		if c.Type == "text" {
+			hasText = true
+		}
+	}
+	for _, c := range res.Content {
+		switch c.Type {
+		case "text":
+			line(clean(c.Text))
+		case "image", "audio":
+			var d struct {
+				Data string `json:"data"`
+			}
+			_ = json.Unmarshal(c.Raw, &d)
+			line(fmt.Sprintf("[%s content: %s, %d bytes of base64 data, not shown]", c.Type, clean(c.MimeType), len(d.Data)))
+		case "resource_link":
+			var d struct{ URI, Name string }
+			_ = json.Unmarshal(c.Raw, &d)
+			line(fmt.Sprintf("[resource link: %s %s]", clean(d.URI), clean(d.Name)))
+		case "resource":
+			var d struct {
+				Resource struct {
+					URI, MimeType, Text string
+					Blob               *string
+				}
+			}
+			_ = json.Unmarshal(c.Raw, &d)
+			r := d.Resource
+			if r.Blob != nil {
+				line(fmt.Sprintf("[embedded resource: %s %s, %d bytes of base64 data, not shown]", clean(r.URI), clean(r.MimeType), len(*r.Blob)))
+			} else {
+				line(fmt.Sprintf("[embedded resource: %s %s]", clean(r.URI), clean(r.MimeType)))
+				line(clean(r.Text))
+			}
+		default:
+			line(fmt.Sprintf("[content of type %s, not shown]", quote(c.Type)))
+		}
+	}
+	if !hasText {
+		if s := strings.TrimSpace(string(res.StructuredContent)); s != "" && s != "null" {
+			line(clean(string(compactJSON(res.StructuredContent))))
+		}
+	}
+	return b.String()
+}
+
+// frame wraps content in markers carrying a random per-answer token, which the content
+// cannot contain (it is drawn again if it does), so hostile content cannot close early.
+func frame(capID, auditID, body string) string {
+	var token string
+	for {
+		var b [12]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			panic(fmt.Errorf("capability: random token: %w", err))
+		}
+		token = hex.EncodeToString(b[:])
+		if !strings.Contains(body, token) {
+			break
+		}
+	}
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	return fmt.Sprintf("<<<spear-capability result %s token=%s audit_id=%s>>>\n%s<<<end spear-capability result token=%s>>>\n",
+		clean(capID), token, clean(auditID), body, token)
+}

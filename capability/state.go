@@ -1,0 +1,142 @@
+package capability
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// stateDir is the turn's state shared by the processes of one turn: pins, what was described,
+// and what was said once. It never holds offers or classes: every process recomputes those
+// from the configuration and the manifest, so editing the state can never widen them.
+//
+// Each fact is one small file created atomically (written under a temporary name, then
+// hard-linked to its final name, which fails if it exists), so concurrent processes agree on
+// who recorded a fact first and never read a half-written one.
+type stateDir struct{ dir string }
+
+// Names of facts; the separator '@' occurs in neither provider ids nor tool names.
+func pinName(capID string) string       { return "pin@" + strings.Replace(capID, "/", "@", 1) }
+func describedName(capID string) string { return "described@" + strings.Replace(capID, "/", "@", 1) }
+func downName(id string) string         { return "unavailable@" + id }
+func saidName(what string) string       { return "said@" + what }
+
+const familyFact = "family" // content: how the family is shown ("whole" or "index")
+
+// stateKey derives the default directory's name from session, turn, the manifest and the config.
+func stateKey(session, turn string, blobs ...[]byte) string {
+	h := sha256.New()
+	for _, b := range append([][]byte{[]byte(session), []byte(turn)}, blobs...) {
+		fmt.Fprintf(h, "%d:", len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// defaultStateParent is $XDG_RUNTIME_DIR/spear, else the temp dir's spear.
+func defaultStateParent(getenv func(string) string) string {
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "spear")
+	}
+	return filepath.Join(os.TempDir(), "spear")
+}
+
+// openState creates (0700) or reuses dir, refusing a symlink, a directory owned by
+// someone else, or one that others can enter.
+func openState(dir string, parent string) (*stateDir, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("state directory %q: not an absolute path", dir)
+	}
+	if parent != "" {
+		if err := privateDir(parent); err != nil {
+			return nil, err
+		}
+	}
+	if err := privateDir(dir); err != nil {
+		return nil, err
+	}
+	return &stateDir{dir: filepath.Clean(dir)}, nil
+}
+
+func privateDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return fmt.Errorf("state directory %q: not a directory (symlinks are not followed)", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("state directory %q: owned by uid %d, not by us", dir, st.Uid)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("state directory %q: mode %v lets others in", dir, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// create records a fact; created is false when another process (or an earlier answer)
+// recorded it first, in which case content is not written.
+func (s *stateDir) create(name string, content []byte) (created bool, err error) {
+	tmp, err := os.CreateTemp(s.dir, ".tmp-*")
+	if err != nil {
+		return false, fmt.Errorf("state: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("state: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return false, fmt.Errorf("state: %w", err)
+	}
+	if err := os.Link(tmp.Name(), filepath.Join(s.dir, name)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("state: %w", err)
+	}
+	return true, nil
+}
+
+// read returns a fact's content; ok is false when it is absent. A symlink or a non-regular
+// file is an error, never followed.
+func (s *stateDir) read(name string) (content []byte, ok bool, err error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("state: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("state: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("state: %s: not a regular file", name)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return nil, false, fmt.Errorf("state: %w", err)
+	}
+	return b, true, nil
+}
+
+// once reports whether this call is the first in the turn to claim what; a state that
+// cannot be written says "first" so that a notice is repeated rather than lost.
+func (s *stateDir) once(what string) bool {
+	created, err := s.create(saidName(what), nil)
+	return created || err != nil
+}
