@@ -2,41 +2,143 @@
 // record per event, safely across processes, with secrets redacted.
 package audit
 
-// CONTRACT (agreed between packages; the implementer may add, not change):
-//
-//	const ( FieldTime = "time"; FieldEvent = "event"; FieldTurn = "turn"; FieldSession = "session";
-//	        FieldProvider = "provider"; FieldCapability = "capability"; FieldClass = "class"; FieldMode = "mode";
-//	        FieldCode = "code"; FieldReason = "reason"; FieldAuditID = "audit_id"; FieldDurationMS = "duration_ms";
-//	        FieldStage = "stage"; FieldStderrTail = "stderr_tail"; FieldArgsSHA256 = "args_sha256"; FieldArgs = "args";
-//	        FieldResult = "result"; FieldResultBytes = "result_bytes" )
-//	const ( EventTurnStarted = "turn_started"; EventProviderRegistered = "provider_registered";
-//	        EventProviderRejected = "provider_rejected"; EventFamilySelected = "capability_family_selected";
-//	        EventIndexExposed = "capability_index_exposed"; EventDescribed = "capability_described";
-//	        EventInvoked = "capability_invoked"; EventRefused = "capability_refused"; EventProviderFailed = "provider_failed";
-//	        EventToolRejected = "tool_rejected"; EventRuntimeWithoutGateway = "runtime_without_gateway";
-//	        EventInterrupted = "interrupted"; EventTurnEnded = "turn_ended" )
-//
-//	// Redactor replaces every secret (values of 6 bytes or more) with "[REDACTED]".
-//	type Redactor struct{ /* unexported */ }
-//	func NewRedactor(secrets []string) *Redactor
-//	func (r *Redactor) String(s string) string
-//	func (r *Redactor) Bytes(b []byte) []byte
-//	func (r *Redactor) Writer(w io.Writer) io.Writer // redacts what passes through (secrets split across writes too)
-//
-//	type Event struct {
-//		Name string
-//		Provider, Capability, Class, Mode, Code, Reason, AuditID, Stage, StderrTail string
-//		Duration    time.Duration   // written as duration_ms (float) when non-zero
-//		Args        json.RawMessage // written bounded + redacted as "args", with "args_sha256" of the original
-//		Result      string          // bounded + redacted
-//		ResultBytes int             // written when Result != "" or > 0
-//		Fields      map[string]any  // event-specific extras (e.g. "providers", "family", "isolated")
-//	}
-//	type Logger struct{ /* unexported */ }
-//	// Open checks that path can be appended to (creating it 0600) and returns a logger whose
-//	// records carry turn and session. Open does not keep the file open between records.
-//	func Open(path, turn, session string, red *Redactor) (*Logger, error)
-//	// Log writes one whole line (flock + O_APPEND + one write) before returning; an error means
-//	// the record was not written and the caller must refuse with audit-unavailable.
-//	func (l *Logger) Log(e Event) error
-//	func NewAuditID() string // random, URL-safe, unique per answer
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Field names of a record. Every record has time (RFC 3339, UTC, nanoseconds),
+// event, turn and session; the others appear when the event sets them.
+const (
+	FieldTime        = "time"
+	FieldEvent       = "event"
+	FieldTurn        = "turn"
+	FieldSession     = "session"
+	FieldProvider    = "provider"
+	FieldCapability  = "capability"
+	FieldClass       = "class"
+	FieldMode        = "mode"
+	FieldCode        = "code"
+	FieldReason      = "reason"
+	FieldAuditID     = "audit_id"
+	FieldDurationMS  = "duration_ms"
+	FieldStage       = "stage"
+	FieldStderrTail  = "stderr_tail"
+	FieldArgsSHA256  = "args_sha256"
+	FieldArgs        = "args"
+	FieldResult      = "result"
+	FieldResultBytes = "result_bytes"
+
+	// Written as true when the value was cut to MaxValueBytes.
+	FieldArgsTruncated   = "args_truncated"
+	FieldResultTruncated = "result_truncated"
+	FieldStderrTruncated = "stderr_truncated"
+)
+
+// Event names (SPEC section 7).
+const (
+	EventTurnStarted           = "turn_started"
+	EventProviderRegistered    = "provider_registered"
+	EventProviderRejected      = "provider_rejected"
+	EventFamilySelected        = "capability_family_selected"
+	EventIndexExposed          = "capability_index_exposed"
+	EventDescribed             = "capability_described"
+	EventInvoked               = "capability_invoked"
+	EventRefused               = "capability_refused"
+	EventProviderFailed        = "provider_failed"
+	EventToolRejected          = "tool_rejected"
+	EventRuntimeWithoutGateway = "runtime_without_gateway"
+	EventInterrupted           = "interrupted"
+	EventTurnEnded             = "turn_ended"
+)
+
+// MaxValueBytes bounds each string written: args, result, the stderr tail,
+// every other field and every string inside Fields. Values are redacted
+// before they are cut, so a cut never leaves part of a secret behind.
+const MaxValueBytes = 4096
+
+// ErrReservedField is returned by Log for a Fields key that names a standard field.
+var ErrReservedField = errors.New("reserved field")
+
+// Event is one decision to record. Empty strings and zero numbers are left out.
+type Event struct {
+	Name                                                                         string
+	Provider, Capability, Class, Mode, Code, Reason, AuditID, Stage, StderrTail string
+	// Duration is written as duration_ms (float) when non-zero.
+	Duration time.Duration
+	// Args is written as "args", a string holding the arguments as compact
+	// JSON with secrets redacted (the raw text, redacted, when it is not
+	// JSON), cut to MaxValueBytes; "args_sha256" is the hex SHA-256 of Args
+	// exactly as given.
+	Args json.RawMessage
+	// Result is written redacted and cut to MaxValueBytes.
+	Result string
+	// ResultBytes is the original size of the result; when it is 0 and Result
+	// is set, len(Result) is written.
+	ResultBytes int
+	// Fields are event-specific extras (e.g. "providers", "family",
+	// "isolated"), written in key order; every string in them is redacted and
+	// bounded. A key may not name a standard field.
+	Fields map[string]any
+}
+
+// Logger appends records to one audit file. It is safe for concurrent use,
+// and any number of processes may append to the same file at once.
+type Logger struct {
+	path          string
+	turn, session string
+	red           *Redactor
+	now           func() time.Time
+}
+
+// Open checks that path can be appended to (creating it 0600) and returns a logger whose
+// records carry turn and session. Open does not keep the file open between records.
+// red may be nil (nothing to redact).
+func Open(path, turn, session string, red *Redactor) (*Logger, error) {
+	if path == "" {
+		return nil, errors.New("audit: open: empty path")
+	}
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	return &Logger{
+		path:    path,
+		turn:    red.String(turn),
+		session: red.String(session),
+		red:     red,
+		now:     time.Now,
+	}, nil
+}
+
+// Path is the audit file's path.
+func (l *Logger) Path() string { return l.path }
+
+// Log writes one whole line (flock + O_APPEND + one write) before returning; an error means
+// the record was not written and the caller must refuse with audit-unavailable.
+// The line is in the kernel when Log returns; turn_ended and interrupted are
+// also synced to disk (see docs/audit.md).
+func (l *Logger) Log(e Event) error {
+	line, err := l.record(e, l.now())
+	if err != nil {
+		return fmt.Errorf("audit: %s: %w", e.Name, err)
+	}
+	sync := e.Name == EventTurnEnded || e.Name == EventInterrupted
+	if err := appendLine(l.path, line, sync); err != nil {
+		return fmt.Errorf("audit: %s: %w", e.Name, err)
+	}
+	return nil
+}
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// NewAuditID returns a random, URL-safe identifier (16 random bytes, 26
+// lower-case base32 characters), unique per answer.
+func NewAuditID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error; it crashes instead
+	return idEncoding.EncodeToString(b[:])
+}

@@ -1,0 +1,115 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"golang.org/x/sys/unix"
+)
+
+// openFlags: O_APPEND makes every write land at the end whoever else holds the
+// file open; O_NONBLOCK keeps a FIFO planted at the path from blocking us
+// (it is refused below); O_NOCTTY keeps a terminal from becoming ours.
+const openFlags = unix.O_APPEND | unix.O_CREAT | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOCTTY
+
+// openAppend opens path for appending, creating it 0600. It asks for read
+// access too, to repair a line torn by a writer that died mid-write; a file
+// we may only write is still used, without that repair.
+func openAppend(path string) (fd int, readable bool, err error) {
+	fd, err = retryEINTR(func() (int, error) { return unix.Open(path, openFlags|unix.O_RDWR, 0o600) })
+	readable = true
+	if errors.Is(err, unix.EACCES) {
+		fd, err = retryEINTR(func() (int, error) { return unix.Open(path, openFlags|unix.O_WRONLY, 0o600) })
+		readable = false
+	}
+	if err != nil {
+		return -1, false, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, false, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return -1, false, &fs.PathError{Op: "open", Path: path, Err: errors.New("not a regular file")}
+	}
+	return fd, readable, nil
+}
+
+// checkFile is what Open does to the file: the same open, then close.
+func checkFile(path string) error {
+	fd, _, err := openAppend(path)
+	if err != nil {
+		return err
+	}
+	if err := unix.Close(fd); err != nil {
+		return &fs.PathError{Op: "close", Path: path, Err: err}
+	}
+	return nil
+}
+
+// appendLine appends line (one record ending in '\n') to path with a single
+// write(2) while holding an exclusive flock, so cooperating writers in any
+// number of processes never interleave or tear lines. A short write (file size
+// limit, full disk) is undone by truncating back to where the line began,
+// which is safe because every writer holds the lock while it writes; the
+// caller gets an error and the file keeps only whole lines. If sync is set the
+// data is also flushed to disk (fdatasync) before returning.
+func appendLine(path string, line []byte, sync bool) (err error) {
+	fd, readable, err := openAppend(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// close releases the lock; on some file systems (NFS) it is also
+		// where a failed write is reported.
+		if cerr := unix.Close(fd); cerr != nil && err == nil {
+			err = &fs.PathError{Op: "close", Path: path, Err: cerr}
+		}
+	}()
+	if _, err := retryEINTR(func() (int, error) { return 0, unix.Flock(fd, unix.LOCK_EX) }); err != nil {
+		return &fs.PathError{Op: "lock", Path: path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	size := st.Size
+	if readable && size > 0 {
+		// A line left without its newline (a writer killed mid-write, or a
+		// truncation that failed) must not swallow the start of ours.
+		var last [1]byte
+		if n, err := unix.Pread(fd, last[:], size-1); err == nil && n == 1 && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	n, err := retryEINTR(func() (int, error) { return unix.Write(fd, line) })
+	if err == nil && n == len(line) {
+		if sync {
+			if _, err := retryEINTR(func() (int, error) { return 0, unix.Fdatasync(fd) }); err != nil {
+				return &fs.PathError{Op: "sync", Path: path, Err: err}
+			}
+		}
+		return nil
+	}
+	if err == nil {
+		err = fmt.Errorf("short write (%d of %d bytes)", n, len(line))
+	}
+	if n > 0 {
+		if terr := unix.Ftruncate(fd, size); terr != nil {
+			err = fmt.Errorf("%w; a partial line remains: truncate: %w", err, terr)
+		}
+	}
+	return &fs.PathError{Op: "write", Path: path, Err: err}
+}
+
+func retryEINTR(f func() (int, error)) (int, error) {
+	for {
+		n, err := f()
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}

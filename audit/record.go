@@ -1,0 +1,251 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+)
+
+const truncatedSuffix = " [truncated]"
+
+var reserved = map[string]bool{
+	FieldTime: true, FieldEvent: true, FieldTurn: true, FieldSession: true,
+	FieldProvider: true, FieldCapability: true, FieldClass: true, FieldMode: true,
+	FieldCode: true, FieldReason: true, FieldAuditID: true, FieldDurationMS: true,
+	FieldStage: true, FieldStderrTail: true, FieldArgsSHA256: true, FieldArgs: true,
+	FieldResult: true, FieldResultBytes: true,
+	FieldArgsTruncated: true, FieldResultTruncated: true, FieldStderrTruncated: true,
+	zerolog.MessageFieldName: true, zerolog.LevelFieldName: true,
+}
+
+// record renders e as one JSON line ending in '\n'.
+func (l *Logger) record(e Event, now time.Time) ([]byte, error) {
+	if e.Name == "" {
+		return nil, errors.New("event without a name")
+	}
+	red := l.red
+	var buf bytes.Buffer
+	buf.Grow(512)
+	zl := zerolog.New(&buf)
+	ev := zl.Log()
+	var ts [40]byte
+	ev.Str(FieldTime, string(now.UTC().AppendFormat(ts[:0], time.RFC3339Nano)))
+	ev.Str(FieldEvent, bounded(red.String(e.Name)))
+	ev.Str(FieldTurn, bounded(l.turn))
+	ev.Str(FieldSession, bounded(l.session))
+	for _, f := range [...]struct{ k, v string }{
+		{FieldProvider, e.Provider}, {FieldCapability, e.Capability}, {FieldClass, e.Class},
+		{FieldMode, e.Mode}, {FieldCode, e.Code}, {FieldReason, e.Reason},
+		{FieldAuditID, e.AuditID}, {FieldStage, e.Stage},
+	} {
+		if f.v != "" {
+			ev.Str(f.k, bounded(red.String(f.v)))
+		}
+	}
+	if e.StderrTail != "" {
+		tail, cut := tailUTF8(red.String(e.StderrTail), MaxValueBytes)
+		ev.Str(FieldStderrTail, tail)
+		if cut {
+			ev.Bool(FieldStderrTruncated, true)
+		}
+	}
+	if e.Duration != 0 {
+		ev.Float64(FieldDurationMS, float64(e.Duration)/float64(time.Millisecond))
+	}
+	if len(e.Args) > 0 {
+		sum := sha256.Sum256(e.Args)
+		ev.Str(FieldArgsSHA256, hex.EncodeToString(sum[:]))
+		args, cut := cutUTF8(redactArgs(red, e.Args), MaxValueBytes)
+		ev.Str(FieldArgs, args)
+		if cut {
+			ev.Bool(FieldArgsTruncated, true)
+		}
+	}
+	if e.Result != "" {
+		res, cut := cutUTF8(red.String(e.Result), MaxValueBytes)
+		ev.Str(FieldResult, res)
+		if cut {
+			ev.Bool(FieldResultTruncated, true)
+		}
+	}
+	switch {
+	case e.ResultBytes > 0:
+		ev.Int(FieldResultBytes, e.ResultBytes)
+	case e.Result != "":
+		ev.Int(FieldResultBytes, len(e.Result))
+	}
+	if len(e.Fields) > 0 {
+		keys := make([]string, 0, len(e.Fields))
+		for k := range e.Fields {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if reserved[k] || k == "" {
+				return nil, fmt.Errorf("field %q: %w", k, ErrReservedField)
+			}
+			v, err := redactValue(red, e.Fields[k], true)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", k, err)
+			}
+			raw, err := marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", k, err)
+			}
+			ev.RawJSON(bounded(red.String(k)), raw)
+		}
+	}
+	ev.Send()
+	line := buf.Bytes()
+	// zerolog drops events silently when its global level or sampling says
+	// so; a missing record must be an error, never a silent gap.
+	if len(line) < 3 || !bytes.HasSuffix(line, []byte("}\n")) || bytes.IndexByte(line[:len(line)-1], '\n') >= 0 {
+		return nil, errors.New("zerolog did not render the record (global level disabled?)")
+	}
+	return line, nil
+}
+
+// redactArgs renders raw arguments as compact JSON with every string (keys
+// too) redacted after decoding, so secrets written with JSON escapes are
+// found; text that is not JSON is redacted as it is.
+func redactArgs(red *Redactor, raw json.RawMessage) string {
+	if red.empty() {
+		if json.Valid(raw) {
+			var b bytes.Buffer
+			if json.Compact(&b, raw) == nil {
+				return b.String()
+			}
+		}
+		return string(raw)
+	}
+	if json.Valid(raw) {
+		if rv, err := redactJSON(red, raw, false); err == nil {
+			if out, err := marshal(rv); err == nil {
+				// The encoded form can join a secret across JSON syntax.
+				return string(red.Bytes(out))
+			}
+		}
+	}
+	return string(red.Bytes(raw))
+}
+
+// redactValue returns v with every string in it redacted (map keys too),
+// and cut to MaxValueBytes when bound is set. Values other than the plain
+// JSON types go through a JSON round trip first.
+func redactValue(red *Redactor, v any, bound bool) (any, error) {
+	str := func(s string) string {
+		s = red.String(s)
+		if bound {
+			s = bounded(s)
+		}
+		return s
+	}
+	switch x := v.(type) {
+	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		return x, nil
+	case string:
+		return str(x), nil
+	case json.Number:
+		if r := red.String(string(x)); r != string(x) {
+			return r, nil
+		}
+		return x, nil
+	case []string:
+		out := make([]string, len(x))
+		for i, s := range x {
+			out[i] = str(s)
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, err := redactValue(red, e, bound)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			r, err := redactValue(red, e, bound)
+			if err != nil {
+				return nil, err
+			}
+			out[str(k)] = r
+		}
+		return out, nil
+	case json.RawMessage:
+		return redactJSON(red, x, bound)
+	default:
+		raw, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		return redactJSON(red, raw, bound)
+	}
+}
+
+func redactJSON(red *Redactor, raw []byte, bound bool) (any, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return redactValue(red, v, bound)
+}
+
+// marshal encodes v compactly without HTML escapes, leaving zerolog's global
+// InterfaceMarshalFunc alone.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// bounded cuts s to MaxValueBytes, marking the cut.
+func bounded(s string) string {
+	if c, cut := cutUTF8(s, MaxValueBytes); cut {
+		return c + truncatedSuffix
+	}
+	return s
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence, and whether anything was cut.
+func cutUTF8(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	i := n
+	for i > 0 && i > n-utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i], true
+}
+
+// tailUTF8 is cutUTF8 from the end.
+func tailUTF8(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	i := len(s) - n
+	for i < len(s) && i < len(s)-n+utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:], true
+}

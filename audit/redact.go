@@ -1,0 +1,228 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Redacted replaces every occurrence of a secret.
+const Redacted = "[REDACTED]"
+
+// MinSecretBytes is the shortest value treated as a secret: shorter values
+// (flags, ports, "true") would redact ordinary text everywhere.
+const MinSecretBytes = 6
+
+// Redactor replaces every secret (values of 6 bytes or more) with "[REDACTED]".
+// Besides the value itself it looks for the forms a value takes when it is
+// JSON-encoded or Go-quoted (%q), since results and error messages carry both.
+// A nil *Redactor redacts nothing. It is safe for concurrent use.
+type Redactor struct {
+	secrets [][]byte // distinct, longest first
+	maxLen  int
+}
+
+// NewRedactor returns a redactor for the values of secrets that are at least
+// MinSecretBytes long; shorter ones are ignored.
+func NewRedactor(secrets []string) *Redactor {
+	r := &Redactor{}
+	seen := map[string]bool{}
+	add := func(s string) {
+		if len(s) < MinSecretBytes || seen[s] {
+			return
+		}
+		seen[s] = true
+		r.secrets = append(r.secrets, []byte(s))
+		r.maxLen = max(r.maxLen, len(s))
+	}
+	for _, s := range secrets {
+		if len(s) < MinSecretBytes {
+			continue
+		}
+		add(s)
+		for _, html := range []bool{false, true} {
+			add(jsonInner(s, html))
+		}
+		if q := strconv.Quote(s); len(q) >= 2 {
+			add(q[1 : len(q)-1])
+		}
+	}
+	slices.SortStableFunc(r.secrets, func(a, b []byte) int { return len(b) - len(a) })
+	return r
+}
+
+// jsonInner is s as it appears inside a JSON string literal.
+func jsonInner(s string, escapeHTML bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	if err := enc.Encode(s); err != nil {
+		return s
+	}
+	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return string(out[1 : len(out)-1])
+}
+
+func (r *Redactor) empty() bool { return r == nil || len(r.secrets) == 0 }
+
+// String returns s with every secret replaced.
+func (r *Redactor) String(s string) string {
+	if r.empty() {
+		return s
+	}
+	found := false
+	for _, sec := range r.secrets {
+		if strings.Contains(s, string(sec)) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return s
+	}
+	return string(r.Bytes([]byte(s)))
+}
+
+// Bytes returns b with every secret replaced. When b holds no secret the
+// result is b itself.
+func (r *Redactor) Bytes(b []byte) []byte {
+	sp := r.spans(b)
+	if len(sp) == 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(sp)*len(Redacted))
+	return appendRedacted(out, b, 0, len(b), sp)
+}
+
+type span struct{ start, end int }
+
+// spans returns where secrets occur in b, sorted, with overlapping or
+// touching occurrences merged so that no fragment of a secret survives
+// between two markers.
+func (r *Redactor) spans(b []byte) []span {
+	if r.empty() {
+		return nil
+	}
+	var sp []span
+	for _, sec := range r.secrets {
+		for i := 0; ; {
+			j := bytes.Index(b[i:], sec)
+			if j < 0 {
+				break
+			}
+			sp = append(sp, span{i + j, i + j + len(sec)})
+			i += j + 1
+		}
+	}
+	if len(sp) < 2 {
+		return sp
+	}
+	slices.SortFunc(sp, func(a, b span) int { return a.start - b.start })
+	merged := sp[:1]
+	for _, s := range sp[1:] {
+		last := &merged[len(merged)-1]
+		if s.start <= last.end {
+			last.end = max(last.end, s.end)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	return merged
+}
+
+// appendRedacted appends b[from:to] to out with the parts covered by sp
+// replaced. A span that began before from was already marked by an earlier
+// call (see RedactingWriter), so it gets no second marker. Spans must not
+// cross to.
+func appendRedacted(out, b []byte, from, to int, sp []span) []byte {
+	pos := from
+	for _, s := range sp {
+		if s.end <= from || s.start >= to {
+			continue
+		}
+		if s.start >= from {
+			out = append(out, b[pos:s.start]...)
+			out = append(out, Redacted...)
+		}
+		pos = s.end
+	}
+	return append(out, b[pos:to]...)
+}
+
+// Writer returns a writer that passes what it is given on to w with secrets
+// replaced, including a secret split across several Write calls. To do that
+// it holds back up to len(longest secret)-1 bytes; the value returned is a
+// *RedactingWriter, whose Flush passes the held-back bytes on.
+func (r *Redactor) Writer(w io.Writer) io.Writer { return r.NewWriter(w) }
+
+// NewWriter is Writer with the concrete type, for callers that must Flush.
+func (r *Redactor) NewWriter(w io.Writer) *RedactingWriter {
+	return &RedactingWriter{r: r, w: w}
+}
+
+// RedactingWriter is the writer made by Redactor.Writer. Its output, once
+// flushed, is what Redactor.Bytes makes of everything written, however the
+// input was split. It is safe for concurrent use.
+type RedactingWriter struct {
+	mu   sync.Mutex
+	r    *Redactor
+	w    io.Writer
+	hist int    // how many bytes at the start of buf were already passed on
+	buf  []byte // the last bytes passed on (up to maxLen), then the held-back bytes
+	out  []byte
+}
+
+// Write accepts all of p; an error is one from the underlying writer.
+func (rw *RedactingWriter) Write(p []byte) (int, error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.r.empty() {
+		return rw.w.Write(p)
+	}
+	rw.buf = append(rw.buf, p...)
+	// Anything starting before e cannot be the start of a secret that is
+	// still incomplete.
+	e := max(len(rw.buf)-(rw.r.maxLen-1), rw.hist)
+	if err := rw.emit(e); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush passes the held-back bytes on. A secret split across a Flush is not
+// recognised, so flush only where output must be seen (the end of an answer).
+func (rw *RedactingWriter) Flush() error {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if rw.r.empty() {
+		return nil
+	}
+	return rw.emit(len(rw.buf))
+}
+
+// emit passes buf[hist:e] on, or further when a secret straddles e.
+func (rw *RedactingWriter) emit(e int) error {
+	sp := rw.r.spans(rw.buf)
+	for _, s := range sp {
+		if s.start < e && s.end > e {
+			e = s.end
+		}
+	}
+	if e > rw.hist {
+		rw.out = appendRedacted(rw.out[:0], rw.buf, rw.hist, e, sp)
+		if _, err := rw.w.Write(rw.out); err != nil {
+			return err
+		}
+	}
+	// Keep maxLen bytes already passed on, so that a secret continuing or
+	// touching one already marked merges with it (no second marker).
+	keep := max(e-rw.r.maxLen, 0)
+	n := copy(rw.buf, rw.buf[keep:])
+	rw.buf = rw.buf[:n]
+	rw.hist = e - keep
+	return nil
+}
