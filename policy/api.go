@@ -124,7 +124,7 @@ const (
 const (
 	DefaultTimeout         = 30 * time.Second
 	DefaultApproverTimeout = 120 * time.Second
-	MaxTimeout             = time.Hour   // provider timeout and approver_timeout
+	MaxTimeout             = time.Hour // provider timeout and approver_timeout
 	MinTimeout             = time.Millisecond
 	MaxConfigBytes         = 4 << 20 // projects.json, capabilities.json
 	MaxManifestBytes       = 1 << 20
@@ -133,6 +133,7 @@ const (
 // Manifest is a validated turn manifest (SPEC 2.4). Defaults are filled in.
 type Manifest struct {
 	Turn, Session, Workspace, Project, Task, Pass, Runtime, PermissionMode string
+
 	Approver        []string // Approver[0] absolute; nil when absent
 	ApproverTimeout time.Duration
 	Audit, StateDir string // as given ("" if absent); absolute when given

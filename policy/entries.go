@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -38,6 +39,10 @@ func readable(s string) bool {
 // topArray decodes `{"<key>": [ ... ]}` exactly; anything else is a file-level problem.
 func topArray(file string, data []byte, key string) ([]json.RawMessage, *Problem) {
 	members, err := decodeObject(data)
+	var dup *dupKeyError
+	if errors.As(err, &dup) {
+		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q given twice", dup.key)}
+	}
 	if err != nil {
 		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v: want {%q: [...]}", err, key)}
 	}
@@ -67,6 +72,11 @@ func openEntry(file, kind, arrayKey, idKey string, i int, raw json.RawMessage) (
 	pos := fmt.Sprintf("%s[%d]", arrayKey, i)
 	e := &entry{file: file, name: pos, pos: pos}
 	members, err := decodeObject(raw)
+	var dup *dupKeyError
+	if errors.As(err, &dup) {
+		e.bad(dup.key, "%v", err)
+		return e, nil
+	}
 	if err != nil {
 		e.problems = append(e.problems, &Problem{File: file, Entry: e.name, Msg: err.Error()})
 		return e, nil

@@ -19,6 +19,11 @@ type member struct {
 // errNotObject is returned by decodeObject for any other JSON value.
 var errNotObject = errors.New("must be an object")
 
+// dupKeyError is a key given twice in one object.
+type dupKeyError struct{ key string }
+
+func (e *dupKeyError) Error() string { return "given twice" }
+
 // jsonKind names the type of a raw JSON value by its first byte (the value is valid JSON).
 func jsonKind(raw json.RawMessage) string {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
@@ -67,7 +72,7 @@ func decodeObject(raw json.RawMessage) ([]member, error) {
 			return nil, fmt.Errorf("not valid JSON: %w", err)
 		}
 		if seen[key] {
-			return nil, fmt.Errorf("duplicate key %q", key)
+			return nil, &dupKeyError{key}
 		}
 		seen[key] = true
 		out = append(out, member{key, val})

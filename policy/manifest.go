@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -25,6 +26,10 @@ func LoadManifest(path, cwd string) (*Manifest, error) {
 // parseManifest validates the manifest's bytes (valid UTF-8 JSON already).
 func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 	members, err := decodeObject(data)
+	var dup *dupKeyError
+	if errors.As(err, &dup) {
+		return nil, &Problem{File: file, Key: dup.key, Msg: err.Error()}
+	}
 	if err != nil {
 		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v", err)}
 	}

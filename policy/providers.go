@@ -1,8 +1,8 @@
 package policy
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -208,10 +208,14 @@ var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // long enough to be a secret is recorded even when the entry is rejected.
 func parseEnv(e *entry, m member, secrets map[string]bool) map[string]string {
 	members, err := decodeObject(m.val)
+	var dup *dupKeyError
 	if err != nil {
-		if errors.Is(err, errNotObject) {
+		switch {
+		case errors.Is(err, errNotObject):
 			e.bad(m.key, "%s", wrongType("an object of strings", m.val))
-		} else {
+		case errors.As(err, &dup) && readable(dup.key):
+			e.bad(m.key, "variable %q given twice", dup.key)
+		default:
 			e.bad(m.key, "%v", err)
 		}
 		for _, s := range scavengeSecrets(m.val, true) {
