@@ -1,8 +1,8 @@
 package policy
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"

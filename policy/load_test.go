@@ -65,7 +65,7 @@ func TestProviderEntryStrictness(t *testing.T) {
 	const cmd = `"command": ["fake-mcp"]`
 	long := strings.Repeat("a", 63)
 	tests := []struct {
-		entry string
+		entry               string
 		entryName, key, msg string
 	}{
 		{`{` + cmd + `}`, "providers[1]", "id", "required"},
