@@ -1,0 +1,42 @@
+# Every target is one of CI's lines (.ci/run). Binaries go to bin/.
+GO       ?= go
+BIN      ?= bin
+FUZZTIME ?= 10s
+
+.PHONY: build test deps lint fuzz bench demo tidy-check
+
+# Both binaries: the thin spear-shell front and spear-shell-full beside it (SPEC 10).
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/...
+
+# What the tests need and a fresh machine lacks: the npm MCP servers for the interop tests
+# (exact versions from the lockfile) and bubblewrap for the isolation tests.
+deps:
+	@command -v bwrap >/dev/null || { echo "installing bubblewrap"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq bubblewrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }; \
+		else sudo apt-get install -y -qq bubblewrap >/dev/null; fi; }
+	@[ -d testdata/interop/node_modules ] || npm ci --prefix testdata/interop --no-audit --no-fund --loglevel=error
+
+test: deps
+	SPEAR_REQUIRE_INTEROP=1 SPEAR_REQUIRE_BWRAP=1 $(GO) test -race -timeout 12m ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$out" ] || { echo "gofmt needed: $$out"; exit 1; }
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+# Short runs of every fuzz target (each for FUZZTIME).
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; done
+
+bench: build
+	SPEAR_ISOLATION=none $(GO) run ./bench -bin $(BIN)
+
+demo: build
+	bash testdata/demo/run.sh $(abspath $(BIN))
+
+tidy-check:
+	$(GO) mod tidy -diff

@@ -1,0 +1,320 @@
+// Command spear-shell-full is the part of spear-shell that answers spear-capability invocations:
+// sessions on stdin, -c strings that hold an invocation, --check and --context. The spear-shell
+// front binary beside it execs it for those; it never needs to be run by hand.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spear-shell/spear-shell/capability"
+	"github.com/spear-shell/spear-shell/interp"
+)
+
+// FrontName is the front binary beside this one; the stub in the real shell points to it.
+const FrontName = "spear-shell"
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(argv []string, stdin, stdout, stderr *os.File) int {
+	interp.SetNonDumpable()
+	if interp.IsStub(argv[0]) {
+		return interp.RefuseStub(stderr)
+	}
+	a := interp.ParseArgs(argv[1:])
+	if a.Problem != "" {
+		fmt.Fprintf(stderr, "spear-shell: %s\n", a.Problem)
+		return 2
+	}
+	self, err := interp.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
+		return 126
+	}
+	front := filepath.Join(filepath.Dir(self), FrontName)
+	manifest := a.Manifest
+	if manifest == "" {
+		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
+	}
+	rs, rsErr := interp.NewRealShell(os.Getenv, os.Environ(), front, manifest)
+	cwd, _ := os.Getwd()
+	settings := capability.Settings{
+		Getenv:       os.Getenv,
+		Cwd:          cwd,
+		ManifestPath: manifest,
+		Session:      a.Own == "" && a.Mode == interp.ModeSession,
+		Inside:       interp.InsideBoundary(os.Getenv),
+	}
+	if rsErr != nil {
+		settings.Isolation = "unavailable: " + rsErr.Error()
+	} else {
+		settings.Isolation, settings.Isolated = rs.Note, rs.Isolated()
+	}
+	ctx := context.Background()
+	switch a.Own {
+	case "spear-version":
+		fmt.Fprintln(stdout, "spear-shell", "(full)")
+		return 0
+	case "check":
+		return capability.Check(ctx, settings, stdout, stderr)
+	case "context":
+		turn := capability.NewTurn(settings)
+		defer turn.Close("")
+		return turn.Context(ctx, stdout, stderr)
+	}
+	if rsErr != nil {
+		fmt.Fprintf(stderr, "spear-shell: %v\n", rsErr)
+		return 126
+	}
+	switch a.Mode {
+	case interp.ModeString:
+		an := interp.Analyze(a.String)
+		if a.NoExec || an.Verdict == interp.Forward {
+			break
+		}
+		turn := capability.NewTurn(settings)
+		defer turn.Close("")
+		if an.Verdict == interp.Refuse {
+			return turn.Refuse(an.Code, an.Reason, stderr)
+		}
+		return runString(a, an, rs, turn, stdin, stdout, stderr)
+	case interp.ModeSession:
+		turn := capability.NewTurn(settings)
+		code, reason := runSession(a, rs, turn, stdin, stdout, stderr)
+		turn.Close(reason)
+		return code
+	}
+	err = rs.Exec(argv[0], a.Bash)
+	fmt.Fprintf(stderr, "spear-shell: %v\n", err)
+	return 126
+}
+
+// runString answers a -c string that holds invocations. A string of answers alone starts no
+// shell; otherwise its forwarded parts run in one real shell, in order around the answers.
+func runString(a interp.Args, an interp.Analysis, rs *interp.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
+	g := newGuard()
+	defer g.stop()
+	answer := func(inv *interp.Invocation) int {
+		return g.answer(func(ctx context.Context) int {
+			return turn.Answer(ctx, request(inv), stdout, stderr)
+		})
+	}
+	if onlyAnswers(an) {
+		code := 0
+		for _, seg := range an.Segments {
+			code = answer(seg.Invocation)
+			if code != 0 && errexit(a.Options) {
+				break
+			}
+		}
+		if n := g.terminatedBy(); n != 0 {
+			return 128 + n
+		}
+		return code
+	}
+	sh, err := startShell(a, rs, stdout, stderr, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
+		return 126
+	}
+	g.setShell(sh)
+	return interp.RunSegments(an, sh, interp.Handlers{
+		Answer: answer,
+		Refuse: func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
+	})
+}
+
+// runSession runs commands from stdin in one real shell until EOF, exit, or a signal.
+func runSession(a interp.Args, rs *interp.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) (int, string) {
+	g := newGuard()
+	defer g.stop()
+	var terminal *os.File
+	if a.Terminal || isTerminal(stdin) {
+		terminal = stdin
+	}
+	sh, err := startShell(a, rs, stdout, stderr, true, terminal)
+	if err != nil {
+		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
+		return 126, "the real shell could not start"
+	}
+	g.setShell(sh)
+	// stdin is read through a pipe that a terminating signal can close: a blocking read of a
+	// terminal or file cannot be interrupted otherwise. The copier ends with the process.
+	in, feed := io.Pipe()
+	g.setInput(feed)
+	go func() {
+		_, err := io.Copy(feed, stdin)
+		feed.CloseWithError(err)
+	}()
+	code := interp.RunSession(in, sh, interp.Handlers{
+		Answer: func(inv *interp.Invocation) int {
+			return g.answer(func(ctx context.Context) int {
+				return turn.Answer(ctx, request(inv), stdout, stderr)
+			})
+		},
+		Refuse: func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
+	})
+	if n := g.terminatedBy(); n != 0 {
+		return 128 + n, "terminated by " + syscall.Signal(n).String()
+	}
+	return code, "the session ended"
+}
+
+func startShell(a interp.Args, rs *interp.RealShell, stdout, stderr *os.File, session bool, terminal ...*os.File) (*interp.Shell, error) {
+	argv := append([]string{rs.Path}, a.Options...)
+	argv = append(argv, "-s", "--")
+	argv = append(argv, a.Params...)
+	cfg := interp.ShellConfig{
+		Argv:          rs.Argv(argv),
+		Env:           rs.Env,
+		Dir:           rs.Dir,
+		Stdout:        stdout,
+		Stderr:        stderr,
+		TrapInterrupt: session,
+		Boundary:      rs.Isolated(),
+	}
+	if a.HasName {
+		cfg.Argv0 = a.Name
+	}
+	if len(terminal) > 0 && terminal[0] != nil {
+		cfg.Terminal = terminal[0]
+	} else {
+		// Without a terminal, the shell gets signals from us, not from a terminal's Ctrl-C.
+		cfg.OwnGroup = true
+	}
+	return interp.StartShell(cfg)
+}
+
+func request(inv *interp.Invocation) capability.Request {
+	return capability.Request{Verb: inv.Verb, Targets: inv.Targets, Arguments: inv.Arguments, Source: inv.Source}
+}
+
+func onlyAnswers(an interp.Analysis) bool {
+	for _, seg := range an.Segments {
+		if seg.Invocation == nil && strings.TrimSpace(seg.Forward) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// errexit tells whether bash's options include -e (or -o errexit).
+func errexit(opts []string) bool {
+	for i, o := range opts {
+		if len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsRune(o[1:], 'e') && !strings.ContainsAny(o[1:], "oO") {
+			return true
+		}
+		if o == "-o" && i+1 < len(opts) && opts[i+1] == "errexit" {
+			return true
+		}
+	}
+	return slices.Contains(opts, "-e")
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && fi.Mode()&os.ModeDevice != 0
+}
+
+// guard turns signals into what SPEC 4 asks: SIGINT cancels the answer in progress (exit 130)
+// and reaches the running command; SIGTERM and SIGHUP end the shell and the session.
+type guard struct {
+	sigs       chan os.Signal
+	done       chan struct{}
+	wg         sync.WaitGroup
+	mu         sync.Mutex
+	sh         *interp.Shell
+	input      *io.PipeWriter
+	cancel     context.CancelFunc
+	terminated int
+}
+
+func newGuard() *guard {
+	g := &guard{sigs: make(chan os.Signal, 4), done: make(chan struct{})}
+	signal.Notify(g.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	g.wg.Add(1)
+	go g.loop()
+	return g
+}
+
+func (g *guard) loop() {
+	defer g.wg.Done()
+	for {
+		select {
+		case <-g.done:
+			return
+		case s := <-g.sigs:
+			sig := s.(syscall.Signal)
+			g.mu.Lock()
+			if sig != syscall.SIGINT && g.terminated == 0 {
+				g.terminated = int(sig)
+			}
+			if g.cancel != nil {
+				g.cancel()
+			}
+			sh, input := g.sh, g.input
+			g.mu.Unlock()
+			if input != nil && sig != syscall.SIGINT {
+				input.CloseWithError(errTerminated)
+			}
+			if sh != nil {
+				sh.Signal(sig)
+			}
+		}
+	}
+}
+
+func (g *guard) setShell(sh *interp.Shell) {
+	g.mu.Lock()
+	g.sh = sh
+	g.mu.Unlock()
+}
+
+func (g *guard) setInput(w *io.PipeWriter) {
+	g.mu.Lock()
+	g.input = w
+	g.mu.Unlock()
+}
+
+var errTerminated = errors.New("terminated")
+
+func (g *guard) terminatedBy() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.terminated
+}
+
+// answer runs one answer with a context that SIGINT, SIGTERM and SIGHUP cancel.
+func (g *guard) answer(f func(ctx context.Context) int) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g.mu.Lock()
+	if g.terminated != 0 {
+		g.mu.Unlock()
+		return 128 + g.terminated
+	}
+	g.cancel = cancel
+	g.mu.Unlock()
+	code := f(ctx)
+	g.mu.Lock()
+	g.cancel = nil
+	g.mu.Unlock()
+	return code
+}
+
+func (g *guard) stop() {
+	signal.Stop(g.sigs)
+	close(g.done)
+	g.wg.Wait()
+}

@@ -1,0 +1,82 @@
+// Command spear-shell is the shell an agent's terminal runs: it forwards every command line to a
+// real bash, except spear-capability invocations, which the full binary beside it answers.
+//
+// This front binary is the -c fast path: it decides from the command line alone and, for input
+// with no recognised invocation, becomes the real shell without loading any configuration.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spear-shell/spear-shell/interp"
+)
+
+// FullName is the binary that answers invocations; it sits beside this one.
+const FullName = "spear-shell-full"
+
+// Version is spear-shell's own version (--spear-version); --version is bash's.
+var Version = "0.1.0"
+
+func main() {
+	os.Exit(run(os.Args))
+}
+
+func run(argv []string) int {
+	// Keep same-user processes out of our memory and /proc entries (SPEC 9).
+	interp.SetNonDumpable()
+	if interp.IsStub(argv[0]) {
+		return interp.RefuseStub(os.Stderr)
+	}
+	a := interp.ParseArgs(argv[1:])
+	switch {
+	case a.Own == "spear-version":
+		fmt.Println("spear-shell", Version)
+		return 0
+	case a.Own != "" || a.Problem != "":
+		return execFull(argv)
+	}
+	switch a.Mode {
+	case interp.ModeString:
+		if !a.NoExec && interp.Analyze(a.String).Verdict != interp.Forward {
+			return execFull(argv)
+		}
+	case interp.ModeSession:
+		return execFull(argv)
+	}
+	return forward(argv[0], a)
+}
+
+// forward hands the whole command line to the real shell, unchanged.
+func forward(argv0 string, a interp.Args) int {
+	self, err := interp.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
+		return 126
+	}
+	manifest := a.Manifest
+	if manifest == "" {
+		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
+	}
+	rs, err := interp.NewRealShell(os.Getenv, os.Environ(), self, manifest)
+	if err == nil {
+		err = rs.Exec(argv0, a.Bash)
+	}
+	fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
+	return 126
+}
+
+// execFull replaces this process with the full binary, same arguments.
+func execFull(argv []string) int {
+	self, err := interp.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
+		return 126
+	}
+	full := filepath.Join(filepath.Dir(self), FullName)
+	err = syscall.Exec(full, append([]string{argv[0]}, argv[1:]...), os.Environ())
+	fmt.Fprintf(os.Stderr, "spear-shell: %s: %v (build both binaries: go build -o DIR/ ./cmd/...)\n", full, err)
+	return 126
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// The transcripts in testdata/script run the real binaries: both spear-shell binaries and the
+// test provider are built once into a temporary directory put first on PATH.
+
+var update = flag.Bool("update", false, "rewrite the transcripts' expected output")
+
+var (
+	binDir       string
+	fakeProvider string
+	scriptCmds   = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+)
+
+// registerCommands adds custom transcript commands; test files call it from init.
+func registerCommands(cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) {
+	for name, f := range cmds {
+		if _, dup := scriptCmds[name]; dup {
+			panic("transcript command registered twice: " + name)
+		}
+		scriptCmds[name] = f
+	}
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "spear-shell-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := 1
+	if err := buildBinaries(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func buildBinaries(dir string) error {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		return err
+	}
+	builds := [][]string{{"-o", dir + "/", "./cmd/..."}}
+	if _, err := os.Stat(filepath.Join(root, "testdata/fakeprovider")); err == nil {
+		fakeProvider = filepath.Join(dir, "fakeprovider")
+		builds = append(builds, []string{"-o", fakeProvider, "./testdata/fakeprovider"})
+	}
+	for _, args := range builds {
+		cmd := exec.Command("go", append([]string{"build"}, args...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		Cmds:                scriptCmds,
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "bwrap":
+				return bwrapWorks(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			env.Setenv("BIN", binDir)
+			env.Setenv("FAKEPROVIDER", fakeProvider)
+			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, ".run"))
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
+			// Transcripts choose isolation explicitly where they test it.
+			env.Setenv("SPEAR_ISOLATION", "none")
+			return os.MkdirAll(filepath.Join(env.WorkDir, ".run"), 0o700)
+		},
+	})
+}
+
+// bwrapWorks tells whether the isolation transcripts can run here; with SPEAR_REQUIRE_BWRAP=1
+// (CI) a missing bwrap fails instead of skipping.
+func bwrapWorks() bool {
+	err := exec.Command("bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true").Run()
+	if err != nil && os.Getenv("SPEAR_REQUIRE_BWRAP") == "1" {
+		panic("bwrap is required (SPEAR_REQUIRE_BWRAP=1) but does not work: " + err.Error())
+	}
+	return err == nil
+}

@@ -1,0 +1,209 @@
+package interp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+)
+
+// RealShell is how forwarded commands reach the real shell: which program, in which
+// environment, inside which boundary.
+type RealShell struct {
+	Path     string    // the real shell (SPEAR_REAL_SHELL, default /bin/bash)
+	Env      []string  // its environment: no SPEAR_*, the stub first on PATH
+	Dir      string    // working directory
+	Boundary *Boundary // nil: unconfined
+	Note     string    // how it is confined, for --check, --context and turn_started
+}
+
+// IsolationRequiredFix is what a user must do when SPEAR_ISOLATION=bwrap cannot be honoured.
+const IsolationRequiredFix = "install bubblewrap (Debian package bubblewrap) and make sure unprivileged user namespaces are allowed, or set SPEAR_ISOLATION=none"
+
+// NewRealShell decides how the real shell runs, from cheap sources only (SPEC 9 and 10).
+// self is the spear-shell binary the stub points to; manifest is --manifest or
+// SPEAR_TURN_MANIFEST.
+func NewRealShell(getenv func(string) string, environ []string, self, manifest string) (*RealShell, error) {
+	rs := &RealShell{Path: getenv("SPEAR_REAL_SHELL")}
+	if rs.Path == "" {
+		rs.Path = "/bin/bash"
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("real shell: %w", err)
+	}
+	rs.Dir = dir
+	parent := StateParent(getenv)
+	stubDir, err := EnsureStub(parent, self)
+	if err != nil {
+		return nil, err
+	}
+	rs.Env = ShellEnv(environ, stubDir)
+	mode := getenv("SPEAR_ISOLATION")
+	switch mode {
+	case "none":
+		rs.Note = "none (SPEAR_ISOLATION=none)"
+		return rs, nil
+	case "", "bwrap":
+	default:
+		return nil, fmt.Errorf("SPEAR_ISOLATION=%q: use bwrap or none", mode)
+	}
+	bwrap, ok, reason := Probe(getenv, parent)
+	if !ok {
+		if mode == "bwrap" {
+			return nil, fmt.Errorf("SPEAR_ISOLATION=bwrap: the boundary cannot be made here (%s): %s", reason, IsolationRequiredFix)
+		}
+		rs.Note = "unconfined: " + reason
+		return rs, nil
+	}
+	rs.Boundary = &Boundary{
+		Bwrap:      bwrap,
+		Masks:      CheapMasks(getenv, manifest),
+		StubDir:    stubDir,
+		StubTarget: self,
+		Dir:        dir,
+	}
+	rs.Note = "bwrap"
+	return rs, nil
+}
+
+// Argv wraps a real-shell command line in the boundary when there is one.
+func (rs *RealShell) Argv(argv []string) []string {
+	if rs.Boundary == nil {
+		return argv
+	}
+	return rs.Boundary.Args(argv)
+}
+
+// Isolated tells whether the real shell runs inside the boundary.
+func (rs *RealShell) Isolated() bool { return rs.Boundary != nil }
+
+// Executable is the absolute path of the running binary, resolved through symlinks.
+func Executable() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(p)
+}
+
+// RefuseStub is the answer of the binary run under the name spear-capability: inside the real
+// shell the name was produced at run time (eval, a script, xargs...), which carries no authority.
+func RefuseStub(stderr *os.File) int {
+	fmt.Fprintln(stderr, "spear-capability: not-recognised: spear-capability is answered only when typed as a command line of its own; it cannot be run from a script, eval, a variable or another program")
+	return 126
+}
+
+// IsStub tells whether argv0 names the stub.
+func IsStub(argv0 string) bool {
+	return filepath.Base(argv0) == StubName
+}
+
+var errNoShell = errors.New("real shell: not found")
+
+// checkShell gives a clear error when the real shell is missing, as a shell user would want.
+func (rs *RealShell) checkShell() error {
+	if fi, err := os.Stat(rs.Path); err != nil || fi.IsDir() {
+		return fmt.Errorf("%w: %s (set SPEAR_REAL_SHELL)", errNoShell, rs.Path)
+	}
+	return nil
+}
+
+// Exec runs the real shell with args as the whole of this command: unconfined it replaces this
+// process (so the shell is exactly what bash would have been); inside the boundary it runs bwrap,
+// passes SIGINT, SIGTERM and SIGHUP on to the command inside, and exits with its status. It
+// returns only on error.
+func (rs *RealShell) Exec(argv0 string, args []string) error {
+	if err := rs.checkShell(); err != nil {
+		return err
+	}
+	if rs.Boundary == nil {
+		argv := append([]string{argv0}, args...)
+		return fmt.Errorf("real shell: %w", syscall.Exec(rs.Path, argv, rs.Env))
+	}
+	cmd, info, err := rs.startBoundary(append([]string{rs.Path}, args...), nil)
+	if err != nil {
+		return err
+	}
+	code := waitForwarding(cmd, info)
+	os.Exit(code)
+	return nil
+}
+
+// startBoundary starts bwrap around argv with the given stdin (nil: ours), asking it to report the
+// sandboxed command's pid on an info pipe.
+func (rs *RealShell) startBoundary(argv []string, stdin *os.File) (*exec.Cmd, *os.File, error) {
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("boundary: %w", err)
+	}
+	full := rs.Boundary.Args(argv)
+	// fd 3 in bwrap is the info pipe; bwrap does not pass it on.
+	full = append([]string{full[0], "--info-fd", "3"}, full[1:]...)
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	cmd := &exec.Cmd{
+		Path: full[0], Args: full, Env: rs.Env, Dir: rs.Dir,
+		Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		ExtraFiles: []*os.File{infoW},
+	}
+	if err := cmd.Start(); err != nil {
+		infoR.Close()
+		infoW.Close()
+		return nil, nil, fmt.Errorf("boundary: %w", err)
+	}
+	infoW.Close()
+	return cmd, infoR, nil
+}
+
+// waitForwarding waits for a bwrap child, passing signals on to the sandboxed command's group.
+func waitForwarding(cmd *exec.Cmd, info *os.File) int {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	child := 0
+	for {
+		select {
+		case <-done:
+			info.Close()
+			return exitStatus(cmd.ProcessState)
+		case sig := <-sigs:
+			if child == 0 {
+				child = readChildPid(info)
+			}
+			if child > 0 {
+				// --new-session made the sandboxed command the leader of its own group.
+				_ = syscall.Kill(-child, sig.(syscall.Signal))
+			} else {
+				_ = cmd.Process.Signal(sig)
+			}
+		}
+	}
+}
+
+// readChildPid reads bwrap's {"child-pid": N} from its info pipe.
+func readChildPid(info *os.File) int {
+	var v struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(info).Decode(&v); err != nil {
+		return 0
+	}
+	return v.ChildPid
+}
+
+// SetNonDumpable keeps same-user processes from reading this process's memory, environ and file
+// descriptors through /proc (SPEC 9). Children that exec get their own setting back.
+func SetNonDumpable() {
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0)
+}

@@ -1,0 +1,88 @@
+package interp
+
+import (
+	"errors"
+	"io"
+	"strings"
+)
+
+// Handlers answer what the shell layer recognises; they print the answer themselves and return
+// its exit status.
+type Handlers struct {
+	Answer func(inv *Invocation) int
+	Refuse func(code, reason string) int
+}
+
+// RunSegments runs an analysed -c string that mixes forwarded commands and answers: forwarded
+// segments go to sh in order, each answer waits until what came before it has run. It returns the
+// exit status of the whole string.
+func RunSegments(a Analysis, sh *Shell, h Handlers) int {
+	runSegments(a.Segments, sh, h)
+	return sh.Close()
+}
+
+// runSegments reports false once the shell has ended.
+func runSegments(segs []Segment, sh *Shell, h Handlers) bool {
+	for _, seg := range segs {
+		if seg.Invocation == nil {
+			if hasCommands(seg.Forward) {
+				sh.Forward(seg.Forward)
+			}
+			continue
+		}
+		if !sh.Sync() {
+			return false
+		}
+		sh.SetStatus(h.Answer(seg.Invocation))
+	}
+	return true
+}
+
+// RunSession reads units from r until EOF or until the shell ends (exit, set -e), forwarding and
+// answering them in order. Forwarded units that arrive together are written to the shell without
+// waiting for each other.
+func RunSession(r io.Reader, sh *Shell, h Handlers) int {
+	units := NewUnitReader(r)
+	for {
+		unit, err := units.Next()
+		if unit != "" {
+			a := Analyze(unit)
+			switch a.Verdict {
+			case Forward:
+				if hasCommands(unit) {
+					sh.Forward(unit)
+				}
+			case Refuse:
+				if !sh.Sync() {
+					return sh.Close()
+				}
+				sh.SetStatus(h.Refuse(a.Code, a.Reason))
+			case Answer:
+				if !runSegments(a.Segments, sh, h) {
+					return sh.Close()
+				}
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				sh.SetStatus(1)
+			}
+			return sh.Close()
+		}
+		if sh.ended() {
+			return sh.Close()
+		}
+	}
+}
+
+// hasCommands tells whether text holds anything but blank lines and comments: bash refuses an
+// empty group, and sending nothing is what bash does with such lines anyway.
+func hasCommands(text string) bool {
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimLeft(line, " \t")
+		if line != "" && line[0] != '#' {
+			return true
+		}
+	}
+	return false
+}
