@@ -1,66 +1,103 @@
 // Package mcpstdio is a small, strict client for MCP servers spoken to over stdio
 // (protocol 2025-06-18): initialize, tools/list and tools/call, bounded in time and size.
+//
+// What the client does with what a server sends:
+//   - a response (no "method") must carry one of our integer ids and exactly one of
+//     "result" and "error"; anything else is a protocol error;
+//   - a request (a "method" and a string or number id, which may equal one of ours) is
+//     answered at once by the reading goroutine: "ping" with {}, everything else with
+//     -32601, whether or not a call is in flight;
+//   - a notification (a "method" without id) is discarded;
+//   - unknown fields are ignored.
+//
+// A line over the size limit, a line that is not JSON-RPC 2.0, end of file while a request
+// waits, a deadline or a cancelled context leave the client unusable: later requests fail
+// with ErrClosed. Nothing is ever sent twice. A Client must be closed.
 package mcpstdio
 
-// CONTRACT (agreed between packages; the implementer may add, not change):
-//
-//	const ProtocolVersion = "2025-06-18"
-//
-//	// Env is a provider's whole environment. Its zero value is invalid: Start refuses it,
-//	// so a nil environment cannot be passed by accident.
-//	type Env struct{ /* unexported */ }
-//	func NewEnv(vars []string) Env          // "KEY=value" pairs, used exactly as given
-//	func (e Env) Vars() []string
-//
-//	type Command struct {
-//		Path string   // absolute path of the program (never run through a shell)
-//		Args []string // arguments after the program name
-//		Dir  string   // working directory
-//		Env  Env
-//	}
-//
-//	type Options struct {
-//		ClientName, ClientVersion string // sent in initialize's clientInfo
-//		MaxMessage int                  // bytes per message; 0 means 8 MiB
-//		MaxPages   int                  // 0 means 1000
-//		MaxTools   int                  // 0 means 10000
-//		StderrTail int                  // bytes of stderr kept; 0 means 64 KiB
-//	}
-//
-//	// Start launches the server in its own process group and completes initialize +
-//	// notifications/initialized before ctx ends. On any error the process is gone.
-//	func Start(ctx context.Context, cmd Command, opts Options) (*Client, error)
-//	func (c *Client) ServerInfo() (name, version string)
-//	func (c *Client) ListTools(ctx context.Context) ([]Tool, error) // follows nextCursor
-//	func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error)
-//	func (c *Client) StderrTail() string // the last bytes of the server's stderr (bounded)
-//	func (c *Client) Close() error       // stdin close, ~1s, SIGTERM group, ~1s, SIGKILL group; idempotent
-//
-//	type Tool struct {
-//		Name         string
-//		Description  string
-//		InputSchema  json.RawMessage // as sent (may be absent/null/non-object: caller judges)
-//		OutputSchema json.RawMessage // nil when absent
-//		Raw          json.RawMessage // the whole tool object as sent
-//	}
-//	type CallResult struct {
-//		Content           []Content
-//		IsError           bool
-//		StructuredContent json.RawMessage // nil when absent
-//		Meta              json.RawMessage // "_meta", nil when absent
-//		Raw               json.RawMessage // the whole result object
-//	}
-//	type Content struct {
-//		Type     string // text, image, audio, resource_link, resource, ...
-//		Text     string // for text
-//		MimeType string
-//		Raw      json.RawMessage // the whole item
-//	}
-//
-//	// Errors: callers tell them apart with errors.Is / errors.As.
-//	var ErrStart, ErrVersion, ErrProtocol, ErrTimeout, ErrClosed error // sentinels
-//	type VersionError struct{ Offered string }            // Is(ErrVersion)
-//	type ProtocolError struct{ Stage string; Err error }  // Is(ErrProtocol); Stage names the step
-//	type RPCError struct{ Code int64; Message string; Data json.RawMessage } // a JSON-RPC error answer
-//	// A timeout error Is(ErrTimeout) and also carries the stage. After ErrProtocol, ErrTimeout
-//	// or transport EOF the client is unusable (later calls: ErrClosed). After an RPCError it stays usable.
+import (
+	"encoding/json"
+	"slices"
+	"time"
+)
+
+// ProtocolVersion is the only MCP protocol version the client speaks and accepts.
+const ProtocolVersion = "2025-06-18"
+
+// Defaults for the zero values of Options.
+const (
+	DefaultMaxMessage = 8 << 20
+	DefaultMaxPages   = 1000
+	DefaultMaxTools   = 10000
+	DefaultStderrTail = 64 << 10
+	DefaultStdinWait  = time.Second
+	DefaultTermWait   = time.Second
+)
+
+// Env is a provider's whole environment. Its zero value is invalid: Start refuses it,
+// so a nil environment cannot be passed by accident.
+type Env struct {
+	vars []string
+	set  bool
+}
+
+// NewEnv returns the environment made of vars ("KEY=value" pairs), used exactly as given.
+// NewEnv(nil) is a valid, empty environment.
+func NewEnv(vars []string) Env {
+	return Env{vars: slices.Clone(vars), set: true}
+}
+
+// Vars returns a copy of the pairs.
+func (e Env) Vars() []string { return slices.Clone(e.vars) }
+
+// Command says how to run a provider. It is never run through a shell.
+type Command struct {
+	Path string   // absolute path of the program
+	Args []string // arguments after the program name
+	Dir  string   // working directory; "" means the caller's
+	Env  Env
+}
+
+// Options bound the client. Zero values mean the defaults above.
+type Options struct {
+	ClientName, ClientVersion string // sent in initialize's clientInfo
+	MaxMessage                int    // bytes per message; 0 means 8 MiB
+	MaxPages                  int    // tools/list pages; 0 means 1000
+	MaxTools                  int    // tools in all pages; 0 means 10000
+	StderrTail                int    // bytes of stderr kept; 0 means 64 KiB
+
+	// StdinWait is how long Close waits for the server to exit after closing its stdin,
+	// TermWait how long after SIGTERM, before SIGKILL. 0 means 1 s each. After a fault
+	// (timeout, protocol error, end of file) each is at most FaultWait.
+	StdinWait, TermWait time.Duration
+}
+
+// FaultWait caps each of Close's waits once the server has misbehaved: a server that
+// missed a deadline or broke the protocol gets no long grace.
+const FaultWait = 100 * time.Millisecond
+
+// Tool is one entry of tools/list.
+type Tool struct {
+	Name         string          // "" when absent or not a string: the caller judges
+	Description  string          // "" when absent or not a string
+	InputSchema  json.RawMessage // as sent (may be absent/null/non-object: caller judges)
+	OutputSchema json.RawMessage // nil when absent
+	Raw          json.RawMessage // the whole tool object as sent
+}
+
+// CallResult is the whole result of tools/call.
+type CallResult struct {
+	Content           []Content
+	IsError           bool
+	StructuredContent json.RawMessage // nil when absent or null
+	Meta              json.RawMessage // "_meta", nil when absent or null
+	Raw               json.RawMessage // the whole result object
+}
+
+// Content is one item of a result's content.
+type Content struct {
+	Type     string // text, image, audio, resource_link, resource, ...
+	Text     string // for text
+	MimeType string
+	Raw      json.RawMessage // the whole item
+}

@@ -1,0 +1,267 @@
+package mcpstdio
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Start launches the server in its own process group and completes initialize +
+// notifications/initialized before ctx ends. On any error the process is gone, and
+// the error carries the server's stderr tail (see StderrOf).
+func Start(ctx context.Context, cmd Command, opts Options) (*Client, error) {
+	c, err := launch(cmd, opts.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if err := c.initialize(ctx); err != nil {
+		c.breakWith(err) // a server that failed its handshake gets no long grace
+		c.Close()
+		return nil, &tailError{err: err, tail: c.StderrTail()}
+	}
+	return c, nil
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MaxMessage, DefaultMaxMessage)
+	def(&o.MaxPages, DefaultMaxPages)
+	def(&o.MaxTools, DefaultMaxTools)
+	def(&o.StderrTail, DefaultStderrTail)
+	if o.StdinWait <= 0 {
+		o.StdinWait = DefaultStdinWait
+	}
+	if o.TermWait <= 0 {
+		o.TermWait = DefaultTermWait
+	}
+	if o.ClientName == "" {
+		o.ClientName = "mcpstdio"
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = "0"
+	}
+	return o
+}
+
+type implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+func (c *Client) initialize(ctx context.Context) error {
+	params := struct {
+		ProtocolVersion string         `json:"protocolVersion"`
+		Capabilities    struct{}       `json:"capabilities"`
+		ClientInfo      implementation `json:"clientInfo"`
+	}{
+		ProtocolVersion: ProtocolVersion,
+		ClientInfo:      implementation{Name: c.opts.ClientName, Version: c.opts.ClientVersion},
+	}
+	raw, err := c.request(ctx, StageInitialize, "initialize", params)
+	if err != nil {
+		return err
+	}
+	res, err := object(raw)
+	if err != nil {
+		return &ProtocolError{Stage: StageInitialize, Err: err}
+	}
+	var offered string
+	if err := json.Unmarshal(nonNull(res["protocolVersion"]), &offered); err != nil {
+		return &ProtocolError{Stage: StageInitialize, Err: errors.New("result has no protocolVersion string")}
+	}
+	if offered != ProtocolVersion {
+		return &VersionError{Offered: offered}
+	}
+	if info, ok := res["serverInfo"]; ok {
+		var impl struct {
+			Name    *string `json:"name"`
+			Version *string `json:"version"`
+		}
+		if err := json.Unmarshal(info, &impl); err != nil {
+			return &ProtocolError{Stage: StageInitialize, Err: fmt.Errorf("malformed serverInfo: %w", err)}
+		}
+		if impl.Name != nil {
+			c.serverName = *impl.Name
+		}
+		if impl.Version != nil {
+			c.serverVersion = *impl.Version
+		}
+	}
+	if err := c.notify(ctx, "notifications/initialized", nil); err != nil {
+		if ctx.Err() != nil {
+			return ctxError(ctx, StageInitialize)
+		}
+		return &ProtocolError{Stage: StageInitialize, Err: fmt.Errorf("send notifications/initialized: %w", err)}
+	}
+	return nil
+}
+
+// ServerInfo returns the name and version the server gave in initialize.
+func (c *Client) ServerInfo() (name, version string) { return c.serverName, c.serverVersion }
+
+// ListTools returns every tool, following nextCursor within Options' limits on pages
+// and tools. A cursor seen before is a protocol error. ctx bounds the whole listing.
+func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
+	var (
+		tools  []Tool
+		cursor string
+		seen   = map[string]bool{}
+	)
+	for page := 1; ; page++ {
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		raw, err := c.request(ctx, StageList, "tools/list", params)
+		if err != nil {
+			return nil, err
+		}
+		next, err := c.decodePage(raw, &tools)
+		if err != nil {
+			return nil, c.fault(StageList, err)
+		}
+		if next == "" {
+			return tools, nil
+		}
+		if seen[next] {
+			return nil, c.fault(StageList, fmt.Errorf("cursor %s repeated", snippet([]byte(next))))
+		}
+		if page >= c.opts.MaxPages {
+			return nil, c.fault(StageList, fmt.Errorf("more than %d pages", c.opts.MaxPages))
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+// fault makes a protocol error at stage and leaves the client unusable: a server that
+// broke the protocol is not trusted with another request.
+func (c *Client) fault(stage string, err error) error {
+	e := &ProtocolError{Stage: stage, Err: err}
+	c.breakWith(e)
+	return e
+}
+
+// decodePage appends a tools/list page to tools and returns its nextCursor ("" at the end).
+func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) {
+	res, err := object(raw)
+	if err != nil {
+		return "", err
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(res["tools"], &items); err != nil || items == nil {
+		return "", errors.New("result has no tools array")
+	}
+	if len(*tools)+len(items) > c.opts.MaxTools {
+		return "", fmt.Errorf("more than %d tools", c.opts.MaxTools)
+	}
+	for i, item := range items {
+		m, err := object(item)
+		if err != nil {
+			return "", fmt.Errorf("tool %d: %w", len(*tools)+i, err)
+		}
+		*tools = append(*tools, Tool{
+			Name:         stringField(m, "name"),
+			Description:  stringField(m, "description"),
+			InputSchema:  m["inputSchema"],
+			OutputSchema: nonNull(m["outputSchema"]),
+			Raw:          item,
+		})
+	}
+	var next string
+	if rc := nonNull(res["nextCursor"]); rc != nil {
+		if err := json.Unmarshal(rc, &next); err != nil {
+			return "", fmt.Errorf("nextCursor is not a string: %s", snippet(rc))
+		}
+	}
+	return next, nil
+}
+
+// CallTool calls a tool with args (a JSON object, or nil for none) and returns the
+// whole result. A JSON-RPC error answer is an *RPCError and the client stays usable;
+// a result with isError is a result, not an error.
+func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
+	params := struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments,omitempty"`
+	}{Name: name, Arguments: args}
+	if len(args) > 0 && !json.Valid(args) {
+		return nil, fmt.Errorf("%s: arguments are not valid JSON", StageCall)
+	}
+	raw, err := c.request(ctx, StageCall, "tools/call", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodeResult(raw)
+	if err != nil {
+		return nil, c.fault(StageCall, err)
+	}
+	return res, nil
+}
+
+func decodeResult(raw json.RawMessage) (*CallResult, error) {
+	m, err := object(raw)
+	if err != nil {
+		return nil, err
+	}
+	res := &CallResult{
+		StructuredContent: nonNull(m["structuredContent"]),
+		Meta:              nonNull(m["_meta"]),
+		Raw:               raw,
+	}
+	if v := nonNull(m["isError"]); v != nil {
+		if err := json.Unmarshal(v, &res.IsError); err != nil {
+			return nil, fmt.Errorf("isError is not a boolean: %s", snippet(v))
+		}
+	}
+	if v := nonNull(m["content"]); v != nil {
+		var items []json.RawMessage
+		if err := json.Unmarshal(v, &items); err != nil {
+			return nil, fmt.Errorf("content is not an array: %s", snippet(v))
+		}
+		res.Content = make([]Content, 0, len(items))
+		for i, item := range items {
+			im, err := object(item)
+			if err != nil {
+				return nil, fmt.Errorf("content item %d: %w", i, err)
+			}
+			res.Content = append(res.Content, Content{
+				Type:     stringField(im, "type"),
+				Text:     stringField(im, "text"),
+				MimeType: stringField(im, "mimeType"),
+				Raw:      item,
+			})
+		}
+	}
+	return res, nil
+}
+
+// object decodes a JSON object into its members, keys matched exactly.
+func object(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("not a JSON object: %s", snippet(raw))
+	}
+	return m, nil
+}
+
+// stringField returns m[key] when it is a string, else "": the caller judges the rest.
+func stringField(m map[string]json.RawMessage, key string) string {
+	var s string
+	if v, ok := m[key]; ok && len(v) > 0 && v[0] == '"' {
+		_ = json.Unmarshal(v, &s)
+	}
+	return s
+}
+
+func nonNull(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	return v
+}

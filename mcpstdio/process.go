@@ -1,0 +1,239 @@
+package mcpstdio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	killWait  = 5 * time.Second        // for the leader to exit after SIGKILL (only a stuck kernel takes long)
+	groupWait = time.Second            // for killed group members to finish dying
+	tailWait  = 200 * time.Millisecond // for stderr to reach end of file so the tail is complete
+)
+
+// launch starts the program in its own process group with pipes this package owns.
+// The pipes are *os.File on both sides, so exec starts no copying goroutine and Wait
+// returns when the leader exits, whatever a grandchild still holds.
+func launch(cmd Command, opts Options) (*Client, error) {
+	if err := checkCommand(cmd); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	env := cmd.Env.vars
+	if env == nil {
+		env = []string{} // non-nil: exec would otherwise pass our own environment
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: stdin pipe: %w", ErrStart, err)
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("%w: stdout pipe: %w", ErrStart, err)
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("%w: stderr pipe: %w", ErrStart, err)
+	}
+	ec := &exec.Cmd{
+		Path:        cmd.Path,
+		Args:        append([]string{cmd.Path}, cmd.Args...),
+		Dir:         cmd.Dir,
+		Env:         env,
+		Stdin:       inR,
+		Stdout:      outW,
+		Stderr:      errW,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		WaitDelay:   time.Second,
+	}
+	if err := ec.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	// The child holds its own copies; ours would keep the pipes open after it exits.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+
+	c := &Client{
+		opts:       opts,
+		cmd:        ec,
+		pgid:       ec.Process.Pid,
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     errR,
+		tail:       newTailBuffer(opts.StderrTail),
+		wsem:       make(chan struct{}, 1),
+		pending:    make(map[int64]chan response),
+		dead:       make(chan struct{}),
+		exited:     make(chan struct{}),
+		reapOK:     make(chan struct{}),
+		reaped:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		closing:    make(chan struct{}),
+	}
+	go c.waitLeader()
+	go c.drainStderr()
+	go c.readLoop()
+	return c, nil
+}
+
+func checkCommand(cmd Command) error {
+	if !cmd.Env.set {
+		return errors.New("no environment given (zero Env)")
+	}
+	for i, kv := range cmd.Env.vars {
+		// The entry is not quoted: it may hold a secret.
+		if strings.IndexByte(kv, '=') <= 0 {
+			return fmt.Errorf("environment entry %d is not KEY=value", i)
+		}
+	}
+	if cmd.Path == "" {
+		return errors.New("no program path")
+	}
+	if !filepath.IsAbs(cmd.Path) {
+		return fmt.Errorf("program path %q is not absolute", cmd.Path)
+	}
+	return nil
+}
+
+// waitLeader learns that the leader exited without reaping it, so that its pid, which
+// names the group, cannot be reused before Close has signalled the group.
+func (c *Client) waitLeader() {
+	defer close(c.reaped)
+	awaitExit(c.pgid)
+	close(c.exited)
+	<-c.reapOK
+	c.waitErr = c.cmd.Wait()
+}
+
+func (c *Client) drainStderr() {
+	defer close(c.stderrDone)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.stderr.Read(buf)
+		c.tail.Write(buf[:n])
+		if err != nil {
+			return
+		}
+	}
+}
+
+// StderrTail returns the last bytes of the server's stderr (at most Options.StderrTail).
+func (c *Client) StderrTail() string { return c.tail.String() }
+
+// Close stops the server: close its stdin, wait, SIGTERM its process group, wait,
+// then SIGKILL the group in any case (grandchildren included), and reap it.
+// It is idempotent and safe to call concurrently with requests, which then fail with
+// ErrClosed. It returns an error only when the group could not be killed.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.shutdown() })
+	return c.closeErr
+}
+
+func (c *Client) shutdown() error {
+	c.mu.Lock()
+	fault := c.broken != nil
+	if c.broken == nil {
+		c.broken = ErrClosed
+	}
+	c.mu.Unlock()
+	close(c.closing)
+
+	stdinWait, termWait := c.opts.StdinWait, c.opts.TermWait
+	if fault {
+		stdinWait, termWait = min(stdinWait, FaultWait), min(termWait, FaultWait)
+	}
+	c.stdin.Close() // also unblocks a write in progress
+	if !c.waitExited(stdinWait) {
+		signalGroup(c.pgid, syscall.SIGTERM)
+		c.waitExited(termWait)
+	}
+	// The leader is not reaped yet, so the group id still names our group.
+	signalGroup(c.pgid, syscall.SIGKILL)
+	var err error
+	if c.waitExited(killWait) {
+		close(c.reapOK)
+		<-c.reaped
+		if !waitGroupGone(c.pgid, groupWait) {
+			err = fmt.Errorf("close: process group %d still has live members after SIGKILL", c.pgid)
+		}
+	} else {
+		err = fmt.Errorf("close: process %d did not exit after SIGKILL", c.pgid)
+	}
+
+	// Every writer of stderr is gone unless one escaped the group: let the drain
+	// reach end of file so the tail is complete, then stop it regardless.
+	select {
+	case <-c.stderrDone:
+	case <-time.After(tailWait):
+	}
+	c.stderr.Close()
+	<-c.stderrDone
+	c.stdout.Close() // unblocks the reader
+	<-c.dead
+	return err
+}
+
+// waitExited reports whether the leader exited within d.
+func (c *Client) waitExited(d time.Duration) bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+	}
+	if d <= 0 {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func signalGroup(pgid int, sig syscall.Signal) {
+	// ESRCH (nobody left) is the expected outcome and not worth reporting.
+	_ = syscall.Kill(-pgid, sig)
+}
+
+// waitGroupGone polls until no live process is left in the group, or d passes.
+// Killed members may stay zombies until init reaps them; they hold nothing.
+func waitGroupGone(pgid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if !groupAlive(pgid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+var _ io.Writer = (*tailBuffer)(nil)
