@@ -1,0 +1,380 @@
+package interp
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Name is the command spear-shell answers itself.
+const Name = "spear-capability"
+
+// Verdict is what Analyze decided for an input.
+type Verdict int
+
+const (
+	Forward Verdict = iota // no recognised invocation: the input goes to the real shell unchanged
+	Answer                 // one or more answerable invocations; Segments says what runs where
+	Refuse                 // a recognised invocation that is not alone, or malformed: nothing runs
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Forward:
+		return "forward"
+	case Answer:
+		return "answer"
+	case Refuse:
+		return "refuse"
+	}
+	return fmt.Sprintf("Verdict(%d)", int(v))
+}
+
+// Refusal codes.
+const (
+	CodeNotAlone  = "not-alone"
+	CodeMalformed = "malformed"
+)
+
+// Invocation is one answered spear-capability command line.
+type Invocation struct {
+	Verb    string   // "list", "describe" or "invoke"
+	Targets []string // describe: one or more "<id>/<tool>"; invoke: exactly one
+	// Arguments is, for invoke, the JSON object text after quote removal (validated:
+	// one object, no duplicate keys, no trailing data); the caller decodes it with
+	// UseNumber.
+	Arguments string
+	Source    string // the invocation's source text
+}
+
+// Segment is one piece of an answered input, in source order.
+type Segment struct {
+	Forward    string      // exact source text for the real shell (when Invocation == nil)
+	Invocation *Invocation // an answered invocation
+}
+
+// Analysis is the decision on one input.
+type Analysis struct {
+	Verdict  Verdict
+	Code     string    // Refuse: "not-alone" or "malformed"
+	Reason   string    // Refuse: one line a model can act on
+	Segments []Segment // Answer: in source order; Forward segments are whole top-level commands
+}
+
+// Usage is the usage line shown in malformed refusals.
+const Usage = "usage: spear-capability list | spear-capability describe <id>/<tool>... | spear-capability invoke <id>/<tool> '<JSON object>'"
+
+var parsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
+}}
+
+func parse(src string) (*syntax.File, error) {
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
+	return p.Parse(strings.NewReader(src), "")
+}
+
+// Analyze decides one input: a whole -c string, or one unit of a session.
+// docs/recognition.md describes the rules.
+func Analyze(src string) Analysis {
+	// Quote removal can only delete quotes, backslashes and backslash-newlines, so
+	// input whose text never spells the name needs no parse, unless $'...' or $"..."
+	// could spell it with escapes.
+	named := nameInText(src)
+	if !named && !strings.Contains(src, "$'") && !strings.Contains(src, `$"`) {
+		return Analysis{Verdict: Forward}
+	}
+	if strings.IndexByte(src, '\r') >= 0 {
+		return untrusted(named, "it contains a carriage return")
+	}
+	var w walker
+	for text := src; ; {
+		f, err := parse(text)
+		if err != nil {
+			return untrusted(named, "it does not parse: "+err.Error())
+		}
+		w = walker{src: src, file: f}
+		syntax.Walk(f, w.visit)
+		if len(w.joined) == 0 {
+			break
+		}
+		// Correct the comments that end in a backslash (see visit) by blanking
+		// bytes and parsing again: offsets stay, and only comment text changes.
+		// Each round removes at least one backslash, so this ends.
+		b := []byte(text)
+		for _, off := range w.joined {
+			b[off] = ' '
+		}
+		text = string(b)
+	}
+	if w.untrusted != "" {
+		return untrusted(named || len(w.found) > 0, w.untrusted)
+	}
+	if len(w.found) == 0 {
+		return Analysis{Verdict: Forward}
+	}
+	return decide(src, w.file, w.found)
+}
+
+// untrusted decides input the parser cannot be trusted with.
+func untrusted(named bool, why string) Analysis {
+	if !named {
+		return Analysis{Verdict: Forward}
+	}
+	return refuse(CodeMalformed, "the input names "+Name+" but cannot be parsed safely: "+why)
+}
+
+func refuse(code, reason string) Analysis {
+	return Analysis{Verdict: Refuse, Code: code, Reason: reason}
+}
+
+func notAlone(why string) Analysis {
+	return refuse(CodeNotAlone, Name+" must stand alone on its own line; "+why)
+}
+
+// nameInText reports whether the name occurs in src once quotes, backslashes and
+// backslash-newlines are skipped.
+func nameInText(src string) bool {
+	// The name's first byte occurs in it only once, so a mismatch can restart at
+	// the current byte without backtracking.
+	m := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '\\':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+			continue
+		case '\'', '"':
+			continue
+		}
+		if c == Name[m] {
+			m++
+			if m == len(Name) {
+				return true
+			}
+			continue
+		}
+		m = 0
+		if c == Name[0] {
+			m = 1
+		}
+	}
+	return false
+}
+
+// occurrence is the name found in a command position.
+type occurrence struct {
+	stmt    *syntax.Stmt
+	call    *syntax.CallExpr
+	word    int    // index in call.Args of the name
+	via     string // exec, command or builtin when word > 0
+	dollarQ bool   // the name was spelt with $'...' or $"..."
+	parents []syntax.Node
+}
+
+// walker finds command positions. It keeps the path from the root so that each
+// occurrence knows what it is nested in.
+type walker struct {
+	src       string
+	file      *syntax.File
+	joined    []int // offsets to blank: comment-ending backslash(-newline)s mvdan misreads
+	stack     []syntax.Node
+	found     []occurrence
+	untrusted string
+}
+
+func (w *walker) visit(n syntax.Node) bool {
+	if n == nil {
+		w.stack = w.stack[:len(w.stack)-1]
+		return true
+	}
+	switch n := n.(type) {
+	case *syntax.Redirect:
+		if n.Hdoc == nil {
+			break
+		}
+		switch heredocKind(n.Word) {
+		case hdocExpanded:
+			// Bash runs the substitutions of an unquoted body: walk it.
+		case hdocDynamic:
+			w.distrust("a here-document delimiter contains an expansion")
+			fallthrough
+		default:
+			// Bash keeps this body literal, whatever mvdan made of it: walk
+			// everything but the body.
+			w.stack = append(w.stack, n)
+			if n.N != nil {
+				syntax.Walk(n.N, w.visit)
+			}
+			syntax.Walk(n.Word, w.visit)
+			w.stack = w.stack[:len(w.stack)-1]
+			return false
+		}
+	case *syntax.ExtGlob:
+		// Bash without extglob never reads these as patterns (`!(` even negates a
+		// subshell); inside [[ ]] it parses them as patterns like mvdan.
+		if !w.inside(func(p syntax.Node) bool { _, ok := p.(*syntax.TestClause); return ok }) {
+			w.distrust("an extended glob " + n.Op.String() + " that bash does not read as mvdan does")
+		}
+	case *syntax.Comment:
+		// mvdan lets a comment's final backslash-newline continue the command
+		// after the comment. Bash ends the comment at the newline, except inside
+		// backquotes, where it removes backslash-newlines before parsing, so the
+		// comment takes in the next line.
+		if strings.HasSuffix(n.Text, "\\\n") {
+			off := int(n.Hash.Offset()) + len(n.Text) - 1
+			switch {
+			case off+1 >= len(w.src) || w.src[off] != '\\' || w.src[off+1] != '\n':
+				w.distrust("a comment ends in a backslash the parser misplaced")
+			case w.inside(isBackquotes):
+				w.joined = append(w.joined, off, off+1)
+			default:
+				w.joined = append(w.joined, off)
+			}
+		}
+	case *syntax.CallExpr:
+		w.call(n)
+	}
+	w.stack = append(w.stack, n)
+	return true
+}
+
+func (w *walker) distrust(why string) {
+	if w.untrusted == "" {
+		w.untrusted = why
+	}
+}
+
+func isBackquotes(n syntax.Node) bool {
+	c, ok := n.(*syntax.CmdSubst)
+	return ok && c.Backquotes
+}
+
+// inside reports whether an enclosing node satisfies is.
+func (w *walker) inside(is func(syntax.Node) bool) bool {
+	for i := len(w.stack) - 1; i >= 0; i-- {
+		if is(w.stack[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// call records the name in the command positions of one simple command.
+func (w *walker) call(c *syntax.CallExpr) {
+	if len(w.stack) == 0 {
+		return
+	}
+	stmt, ok := w.stack[len(w.stack)-1].(*syntax.Stmt)
+	if !ok {
+		return
+	}
+	via, i := "", 0
+	// time -p -- cmd: mvdan takes -p but leaves -- as the command word.
+	if len(w.stack) > 1 && len(c.Args) > 1 {
+		if _, ok := w.stack[len(w.stack)-2].(*syntax.TimeClause); ok {
+			if u := unquote(c.Args[0], w.src); !u.dynamic && u.text == "--" {
+				via, i = "time", 1
+			}
+		}
+	}
+	for i < len(c.Args) {
+		u := unquote(c.Args[i], w.src)
+		if u.dynamic {
+			return
+		}
+		if u.text == Name {
+			w.found = append(w.found, occurrence{
+				stmt: stmt, call: c, word: i, via: via, dollarQ: u.dollarQ,
+				parents: append([]syntax.Node(nil), w.stack...),
+			})
+			return
+		}
+		next, runs := operand(u.text, c.Args, i+1, w.src)
+		if !runs {
+			return
+		}
+		if via == "" {
+			via = u.text
+		}
+		i = next
+	}
+}
+
+// operand returns the index of the word that the builtin cmd runs as a command,
+// and whether it runs one. Options are skipped as bash's getopt reads them; an
+// unknown option is skipped too, which can only find more command positions.
+func operand(cmd string, args []*syntax.Word, i int, src string) (int, bool) {
+	var withArg, stops string
+	switch cmd {
+	case "exec":
+		withArg = "a"
+	case "command":
+		stops = "vV"
+	case "builtin":
+	default:
+		return 0, false
+	}
+	for ; i < len(args); i++ {
+		u := unquote(args[i], src)
+		if u.dynamic || len(u.text) < 2 || u.text[0] != '-' {
+			return i, true
+		}
+		if u.text == "--" {
+			return i + 1, true
+		}
+		if cmd == "builtin" {
+			return i, true
+		}
+		for j := 1; j < len(u.text); j++ {
+			o := u.text[j]
+			if strings.IndexByte(stops, o) >= 0 {
+				return 0, false
+			}
+			if strings.IndexByte(withArg, o) >= 0 {
+				if j == len(u.text)-1 {
+					i++ // the option's argument is the next word
+				}
+				break
+			}
+		}
+	}
+	return i, true
+}
+
+// heredoc delimiter kinds.
+const (
+	hdocExpanded = iota // no quoting: bash expands the body
+	hdocLiteral         // a quoted part: the body is text
+	hdocDynamic         // an expansion in the delimiter: bash and mvdan disagree on it
+)
+
+// heredocKind judges a here-document delimiter as bash does: any quoted part
+// makes the body literal (mvdan looks at the last part only).
+func heredocKind(w *syntax.Word) int {
+	kind := hdocExpanded
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if strings.IndexByte(p.Value, '\\') >= 0 {
+				kind = hdocLiteral
+			}
+		case *syntax.SglQuoted:
+			kind = hdocLiteral
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return hdocDynamic
+				}
+			}
+			kind = hdocLiteral
+		default:
+			return hdocDynamic
+		}
+	}
+	return kind
+}
