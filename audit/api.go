@@ -66,7 +66,7 @@ var ErrReservedField = errors.New("reserved field")
 
 // Event is one decision to record. Empty strings and zero numbers are left out.
 type Event struct {
-	Name                                                                         string
+	Name                                                                        string
 	Provider, Capability, Class, Mode, Code, Reason, AuditID, Stage, StderrTail string
 	// Duration is written as duration_ms (float) when non-zero.
 	Duration time.Duration
@@ -142,3 +142,7 @@ func NewAuditID() string {
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error; it crashes instead
 	return idEncoding.EncodeToString(b[:])
 }
+
+// Redactor is the redactor the logger applies, for callers that must clean
+// their other outputs the same way.
+func (l *Logger) Redactor() *Redactor { return l.red }

@@ -501,3 +501,27 @@ func TestEventNamesDistinct(t *testing.T) {
 		t.Fatalf("duplicate event names: %v", names)
 	}
 }
+
+func TestRedactArgs(t *testing.T) {
+	t.Parallel()
+	red := NewRedactor([]string{"abcdef123", "777777"})
+	tests := []struct{ in, want string }{
+		{`{ "a" : 1 }`, `{"a":1}`},
+		{`{"a":"abcdef123"}`, `{"a":"[REDACTED]"}`},
+		{`{"a":"x\u0061bcdef123y"}`, `{"a":"x[REDACTED]y"}`},
+		{`{"abcdef123":true}`, `{"[REDACTED]":true}`},
+		{`{"n":777777}`, `{"n":"[REDACTED]"}`},
+		{`{"n":7777770}`, `{"n":"[REDACTED]0"}`},
+		{`["<&>", "\n"]`, `["<&>","\n"]`},
+		{`{"a":"abcdef123"`, `{"a":"[REDACTED]"`},
+		{`not json abcdef123`, `not json [REDACTED]`},
+	}
+	for _, tt := range tests {
+		if got := redactArgs(red, json.RawMessage(tt.in)); got != tt.want {
+			t.Errorf("redactArgs(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+	if got := redactArgs(nil, json.RawMessage(`{ "a" : 1 }`)); got != `{"a":1}` {
+		t.Errorf("without secrets = %s", got)
+	}
+}

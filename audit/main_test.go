@@ -63,14 +63,15 @@ func runChild(job string) int {
 		case "fill":
 			// Write until the file size limit stops us, then try once more:
 			// both attempts must fail cleanly (the process must survive SIGXFSZ).
+			ev := Event{Name: EventDescribed, Capability: "fake/echo", Reason: strings.Repeat("r", 200)}
 			for range n {
-				if err := l.Log(Event{Name: EventDescribed, Capability: "fake/echo", Reason: strings.Repeat("r", 200)}); err != nil {
+				if err := l.Log(ev); err != nil {
 					fail(err)
 					break
 				}
 				rep.Written++
 			}
-			if err := l.Log(Event{Name: EventDescribed, Capability: "fake/echo"}); err != nil {
+			if err := l.Log(ev); err != nil {
 				fail(err)
 			}
 		case "readonly":
