@@ -241,7 +241,7 @@ func renderContent(res *mcpstdio.CallResult) string {
 			var d struct {
 				Resource struct {
 					URI, MimeType, Text string
-					Blob               *string
+					Blob                *string
 				}
 			}
 			_ = json.Unmarshal(c.Raw, &d)
