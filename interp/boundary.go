@@ -18,9 +18,9 @@ import (
 	"syscall"
 )
 
-// BoundaryMarker is the variable ShellEnv sets inside the boundary (value "bwrap"). Its name
-// avoids "SPEAR" because no SPEAR_* variable may exist inside. It is a convenience for
-// InsideBoundary; the masks are what protect.
+// BoundaryMarker is the variable Args sets inside the boundary (value "bwrap", with bwrap's
+// --setenv, so an unconfined shell never has it). Its name avoids "SPEAR" because no SPEAR_*
+// variable may exist inside. It is a convenience for InsideBoundary; the masks are what protect.
 const BoundaryMarker = "AGENT_SHELL_BOUNDARY"
 
 // DefaultEmptyFD is the descriptor Args names for file masks when Boundary.EmptyFD is 0:
@@ -291,6 +291,7 @@ var baseOptions = []string{
 	"--unshare-pid",
 	"--new-session",
 	"--die-with-parent",
+	"--setenv", BoundaryMarker, "bwrap",
 }
 
 // Args returns the full argv: [bwrap, options..., "--", argv...]. After the base options
@@ -377,9 +378,9 @@ func (b *Boundary) Exec(argv, env []string) error {
 	return fmt.Errorf("boundary: exec %s: %w", c.Bwrap, err)
 }
 
-// ShellEnv is the environment for bwrap and the shell inside: environ without any SPEAR_*
-// variable, stubDir first on PATH (once), and BoundaryMarker=bwrap. Later duplicates of a
-// name win, as in exec.Cmd.
+// ShellEnv is the environment for the real shell (and bwrap around it): environ without any
+// SPEAR_* variable or inherited BoundaryMarker, and stubDir first on PATH (once). Later
+// duplicates of a name win, as in exec.Cmd.
 func ShellEnv(environ []string, stubDir string) []string {
 	out := make([]string, 0, len(environ)+2)
 	path, havePath := "", false
@@ -412,7 +413,7 @@ func ShellEnv(environ []string, stubDir string) []string {
 		}
 		path = strings.Join(entries, string(filepath.ListSeparator))
 	}
-	return append(out, "PATH="+path, BoundaryMarker+"=bwrap")
+	return append(out, "PATH="+path)
 }
 
 // InsideBoundary reports whether this process runs inside a boundary: the marker is set,

@@ -106,7 +106,7 @@ func TestArgs(t *testing.T) {
 func TestBaseOptions(t *testing.T) {
 	t.Parallel()
 	got := strings.Join(baseOptions, " ")
-	want := "--cap-drop ALL --bind / / --dev-bind /dev /dev --proc /proc --unshare-pid --new-session --die-with-parent"
+	want := "--cap-drop ALL --bind / / --dev-bind /dev /dev --proc /proc --unshare-pid --new-session --die-with-parent --setenv " + BoundaryMarker + " bwrap"
 	if got != want {
 		t.Errorf("base options %q, want %q", got, want)
 	}
@@ -379,28 +379,28 @@ func TestShellEnv(t *testing.T) {
 		want    []string
 	}{
 		{
-			name:    "drops SPEAR_, prepends the stub, marks",
+			name:    "drops SPEAR_, prepends the stub",
 			environ: []string{"HOME=/h", "SPEAR_HOME=/s", "PATH=/usr/bin:/bin", "SPEAR_TURN_MANIFEST=/m", "TERM=xterm", "SPEARMINT=1"},
 			stub:    "/run/spear/bin",
-			want:    []string{"HOME=/h", "TERM=xterm", "SPEARMINT=1", "PATH=/run/spear/bin:/usr/bin:/bin", BoundaryMarker + "=bwrap"},
+			want:    []string{"HOME=/h", "TERM=xterm", "SPEARMINT=1", "PATH=/run/spear/bin:/usr/bin:/bin"},
 		},
 		{
 			name:    "no PATH: bash's default without the current directory",
 			environ: []string{"A=1"},
 			stub:    "/s",
-			want:    []string{"A=1", "PATH=/s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", BoundaryMarker + "=bwrap"},
+			want:    []string{"A=1", "PATH=/s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 		},
 		{
-			name:    "stub once, later duplicates win, an inherited marker replaced",
+			name:    "stub once, later duplicates win, an inherited marker dropped",
 			environ: []string{"PATH=/s:/a", "A=1", "A=2", BoundaryMarker + "=x", "PATH=/b:/s"},
 			stub:    "/s",
-			want:    []string{"A=2", "PATH=/s:/b", BoundaryMarker + "=bwrap"},
+			want:    []string{"A=2", "PATH=/s:/b"},
 		},
 		{
 			name:    "empty PATH kept empty but for the stub",
 			environ: []string{"PATH="},
 			stub:    "/s",
-			want:    []string{"PATH=/s", BoundaryMarker + "=bwrap"},
+			want:    []string{"PATH=/s"},
 		},
 	}
 	for _, tt := range tests {
