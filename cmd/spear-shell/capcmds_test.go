@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// Transcript commands for the capability transcripts (testdata/script/cap_*.txtar).
+func init() {
+	registerCommands(map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"spear-home": cmdSpearHome,
+		"expand":     cmdExpand,
+		"gen-tools":  cmdGenTools,
+		"audit":      cmdAudit,
+	})
+}
+
+// expandVars replaces $WORK, $FAKEPROVIDER and $BIN, which txtar files cannot know.
+func expandVars(ts *testscript.TestScript, s string) string {
+	for _, k := range []string{"FAKEPROVIDER", "WORK", "BIN"} {
+		s = strings.ReplaceAll(s, "$"+k, ts.Getenv(k))
+	}
+	return s
+}
+
+// spear-home CAPS.json: lays out $WORK/home with projects "demo" (rooted at $WORK) and
+// "other" (rooted at $WORK/other, created), and capabilities.json from CAPS with $WORK,
+// $FAKEPROVIDER and $BIN expanded.
+func cmdSpearHome(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: spear-home CAPS.json")
+	}
+	home := ts.MkAbs("home")
+	other := ts.MkAbs("other")
+	for _, d := range []string{home, other} {
+		ts.Check(os.MkdirAll(d, 0o755))
+	}
+	projects := map[string]any{"projects": []any{
+		map[string]any{"name": "demo", "root": ts.Getenv("WORK"), "families": []string{"fw"}},
+		map[string]any{"name": "other", "root": other},
+	}}
+	b, err := json.MarshalIndent(projects, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(filepath.Join(home, "projects.json"), b, 0o644))
+	caps, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(os.WriteFile(filepath.Join(home, "capabilities.json"), []byte(expandVars(ts, string(caps))), 0o644))
+}
+
+// expand FILE...: replaces $WORK, $FAKEPROVIDER and $BIN in place.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: expand FILE...")
+	}
+	for _, a := range args {
+		p := ts.MkAbs(a)
+		b, err := os.ReadFile(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, []byte(expandVars(ts, string(b))), 0o644))
+	}
+}
+
+// gen-tools N BYTES OUT: writes a fake provider config with tools t0..t<N-1> that echo their
+// arguments, whose description bytes plus compact inputSchema bytes total exactly BYTES.
+func cmdGenTools(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: gen-tools N BYTES OUT")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	total, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	const schema = `{"type":"object"}`
+	left := total
+	var tools []any
+	for i := 0; i < n; i++ {
+		d := (total - n*len(schema)) / n
+		if i == n-1 {
+			d = left - len(schema)
+		}
+		if d < 0 {
+			ts.Fatalf("gen-tools: %d bytes cannot hold %d tools", total, n)
+		}
+		left -= d + len(schema)
+		tools = append(tools, map[string]any{
+			"name": fmt.Sprintf("t%d", i), "description": strings.Repeat("x", d),
+			"inputSchema": json.RawMessage(schema), "behavior": map[string]any{"echo": true},
+		})
+	}
+	b, err := json.Marshal(map[string]any{"record": "../record.jsonl", "tools": tools})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), b, 0o644))
+}
+
+// audit [-file=F] [-count=N] SPEC...: every line of the audit file ($WORK/audit.jsonl) must
+// parse; each SPEC (event[,key=value...]) must match a record, in order (timestamps ignored).
+// With -count=N, exactly N records match the one SPEC. Negated: no record matches any SPEC.
+func cmdAudit(ts *testscript.TestScript, neg bool, args []string) {
+	file, count := ts.MkAbs("audit.jsonl"), -1
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		k, v, _ := strings.Cut(args[0], "=")
+		switch k {
+		case "-file":
+			file = ts.MkAbs(v)
+		case "-count":
+			n, err := strconv.Atoi(v)
+			ts.Check(err)
+			count = n
+		default:
+			ts.Fatalf("audit: unknown flag %s", k)
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: audit [-file=F] [-count=N] event[,key=value...]...")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil && !neg {
+		ts.Fatalf("audit: %v", err)
+	}
+	var records []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			ts.Fatalf("audit: malformed line %q: %v", sc.Text(), err)
+		}
+		for _, k := range []string{"time", "event", "turn", "session"} {
+			if _, ok := m[k]; !ok {
+				ts.Fatalf("audit: record without %q: %s", k, sc.Text())
+			}
+		}
+		records = append(records, m)
+	}
+	match := func(m map[string]any, spec string) bool {
+		parts := strings.Split(spec, ",")
+		if m["event"] != parts[0] {
+			return false
+		}
+		for _, kv := range parts[1:] {
+			k, v, _ := strings.Cut(kv, "=")
+			got, ok := m[k]
+			if !ok {
+				return false
+			}
+			var s string
+			switch g := got.(type) {
+			case string:
+				s = g
+			default:
+				b, _ := json.Marshal(g)
+				s = string(b)
+			}
+			if s != v {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case neg:
+		for _, spec := range args {
+			for _, m := range records {
+				if match(m, spec) {
+					ts.Fatalf("audit: unexpected record matching %s: %v", spec, m)
+				}
+			}
+		}
+	case count >= 0:
+		n := 0
+		for _, m := range records {
+			if match(m, args[0]) {
+				n++
+			}
+		}
+		if n != count {
+			ts.Fatalf("audit: %d records match %s, want %d", n, args[0], count)
+		}
+	default:
+		i := 0
+		for _, spec := range args {
+			for i < len(records) && !match(records[i], spec) {
+				i++
+			}
+			if i == len(records) {
+				ts.Fatalf("audit: no record matching %s (in order)", spec)
+			}
+			i++
+		}
+	}
+}
