@@ -1,0 +1,79 @@
+// Command sdkclient is the benchmarks' reference MCP client, built with the official go-sdk:
+// it starts the server given after its flags, initializes with protocol 2025-06-18 (the
+// version spear-shell speaks, so both do the same handshake), lists every tool, calls echo
+// -n times printing each result's text, and closes the session.
+//
+//	sdkclient [-n calls] [-message text] -- server [args...]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	n := flag.Int("n", 1, "calls of echo on the open session")
+	message := flag.String("message", "hi", "echo's message; calls after the first add their number")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: sdkclient [-n calls] [-message text] -- server [args...]")
+		os.Exit(2)
+	}
+	if err := run(context.Background(), *n, *message, flag.Args()); err != nil {
+		fmt.Fprintf(os.Stderr, "sdkclient: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, n int, message string, server []string) error {
+	cmd := exec.Command(server[0], server[1:]...)
+	// The environment spear-shell gives a provider: PATH and HOME only.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	client := mcp.NewClient(&mcp.Implementation{Name: "sdkclient", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	found := false
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			cs.Close()
+			return fmt.Errorf("list tools: %w", err)
+		}
+		found = found || tool.Name == "echo"
+	}
+	if !found {
+		cs.Close()
+		return errors.New("list tools: no echo tool")
+	}
+	out := os.Stdout
+	for i := range n {
+		msg := message
+		if i > 0 {
+			msg += " " + strconv.Itoa(i)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
+		if err != nil {
+			cs.Close()
+			return fmt.Errorf("call %d: %w", i, err)
+		}
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				fmt.Fprintln(out, t.Text)
+			}
+		}
+	}
+	if err := cs.Close(); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return nil
+}
