@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -175,7 +176,7 @@ func (t *Turn) family(ctx context.Context, a *answer, need []string) bool {
 }
 
 func modeOf(b []byte) string {
-	if string(b) == "whole" {
+	if strings.TrimSpace(string(b)) == "whole" {
 		return "whole"
 	}
 	return "index" // anything else is the stricter reading
@@ -371,6 +372,11 @@ func failReason(err error) string {
 		return "it did not answer in time"
 	case errors.Is(err, mcpstdio.ErrStart):
 		return "it could not be started"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		if st := mcpstdio.StageOf(err); st == mcpstdio.StageStart || st == mcpstdio.StageInitialize {
+			return "it exited before completing start-up"
+		}
+		return "it exited or closed its connection"
 	case errors.Is(err, mcpstdio.ErrProtocol):
 		return "it broke the protocol"
 	case errors.As(err, &re):

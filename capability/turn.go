@@ -55,6 +55,9 @@ func (t *Turn) load() {
 		e.none = nothingOffered + " (no turn manifest: --manifest or SPEAR_TURN_MANIFEST)"
 		return
 	}
+	if !filepath.IsAbs(t.s.ManifestPath) && t.s.Cwd != "" {
+		t.s.ManifestPath = filepath.Join(t.s.Cwd, t.s.ManifestPath) // --manifest as typed
+	}
 	man, err := policy.LoadManifest(t.s.ManifestPath, t.s.Cwd)
 	if err != nil {
 		e.none = nothingOffered + " (the turn manifest is invalid: " + err.Error() + ")"

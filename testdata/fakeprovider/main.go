@@ -144,7 +144,9 @@ func handle(cfg *Config, m message, send func(any)) (code int, done bool) {
 	switch m.Method {
 	case "initialize":
 		if cfg.Hang {
-			select {} // never answers; the client's timeout must end it
+			for { // never answers; the client's timeout must end it (select{} would be a detected deadlock)
+				time.Sleep(time.Hour)
+			}
 		}
 		if cfg.SlowInitMS > 0 {
 			time.Sleep(time.Duration(cfg.SlowInitMS) * time.Millisecond)
