@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
@@ -372,7 +373,7 @@ func failReason(err error) string {
 		return "it did not answer in time"
 	case errors.Is(err, mcpstdio.ErrStart):
 		return "it could not be started"
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
 		if st := mcpstdio.StageOf(err); st == mcpstdio.StageStart || st == mcpstdio.StageInitialize {
 			return "it exited before completing start-up"
 		}

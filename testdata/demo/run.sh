@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The demo: a scripted agent turn through spear-shell. Usage: run.sh BINDIR
+# BINDIR holds spear-shell (and spear-shell-full) and spear-demo-notes; this script builds nothing:
+#   go build -o bin/ ./cmd/... ./testdata/demo/spear-demo-notes && bash testdata/demo/run.sh bin
+set -euo pipefail
+
+bin=${1:?usage: run.sh BINDIR}
+bin=$(cd "$bin" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+for b in spear-shell spear-demo-notes; do
+	if [ ! -x "$bin/$b" ]; then
+		echo "run.sh: $bin/$b is missing; build it with: go build -o $bin/ ./cmd/... ./testdata/demo/spear-demo-notes" >&2
+		exit 1
+	fi
+done
+
+# A home with two projects (roots absolute) and a turn manifest, in a temporary directory.
+root=$(mktemp -d "${TMPDIR:-/tmp}/spear-demo.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/home" "$root/webapp/src" "$root/firmware"
+chmod 755 "$root" "$root/home"
+for f in projects.json capabilities.json; do
+	sed -e "s|@ROOT@|$root|g" -e "s|@BIN@|$bin|g" "$here/home/$f" >"$root/home/$f"
+done
+sed -e "s|@ROOT@|$root|g" "$here/turn.json" >"$root/turn.json"
+chmod 644 "$root/home/"*.json "$root/turn.json"
+echo "# webapp" >"$root/webapp/README.md"
+
+export SPEAR_HOME="$root/home" SPEAR_TURN_MANIFEST="$root/turn.json"
+unset SPEAR_CAPABILITIES_FILE SPEAR_AUDIT_FILE
+cd "$root/webapp"
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+say "spear-shell --context (what the harness puts in the model's context)"
+"$bin/spear-shell" --context 2>&1
+
+say "a scripted turn on stdin: list, describe, a READ, a refused WRITE, a WRITE under confirm with no approver, ls, an unavailable provider"
+"$bin/spear-shell" 2>&1 <<'TURN' || true
+spear-capability list
+echo "-> exit $?"
+spear-capability describe notes/search_notes
+echo "-> exit $?"
+spear-capability invoke notes/search_notes '{"query": "spear"}'
+echo "-> exit $?"
+spear-capability invoke notes/create_note '{"title": "todo", "body": "write the demo"}'
+echo "-> exit $?"
+spear-capability invoke journal/append_entry '{"entry": "shipped the demo"}'
+echo "-> exit $?"
+ls
+echo "-> exit $?"
+spear-capability invoke weather/forecast '{"city": "Oslo"}'
+echo "-> exit $?"
+TURN
+
+say "the audit trail ($root/audit.jsonl): events recorded"
+grep -o '"event":"[a-z_]*"' "$root/audit.jsonl" | sed 's/"event":"\(.*\)"/\1/' | sort | uniq -c
