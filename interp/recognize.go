@@ -95,7 +95,7 @@ func Analyze(src string) Analysis {
 		if err != nil {
 			return untrusted(named, "it does not parse: "+err.Error())
 		}
-		w = walker{src: src, file: f}
+		w = walker{src: src, parsed: text, file: f}
 		syntax.Walk(f, w.visit)
 		if len(w.joined) == 0 {
 			break
@@ -180,6 +180,7 @@ type occurrence struct {
 // occurrence knows what it is nested in.
 type walker struct {
 	src       string
+	parsed    string // src with the comment corrections made so far
 	file      *syntax.File
 	joined    []int // offsets to blank: comment-ending backslash(-newline)s mvdan misreads
 	stack     []syntax.Node
@@ -228,7 +229,7 @@ func (w *walker) visit(n syntax.Node) bool {
 		if strings.HasSuffix(n.Text, "\\\n") {
 			off := int(n.Hash.Offset()) + len(n.Text) - 1
 			switch {
-			case off+1 >= len(w.src) || w.src[off] != '\\' || w.src[off+1] != '\n':
+			case off+1 >= len(w.parsed) || w.parsed[off] != '\\' || w.parsed[off+1] != '\n':
 				w.distrust("a comment ends in a backslash the parser misplaced")
 			case w.inside(isBackquotes):
 				w.joined = append(w.joined, off, off+1)

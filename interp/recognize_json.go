@@ -23,7 +23,10 @@ func checkObject(s string) error {
 		return errors.New("it is empty")
 	}
 	if s[c.i] != '{' {
-		return fmt.Errorf("it is %s, not an object", c.kind())
+		if k := c.kind(); k != "" {
+			return fmt.Errorf("it is %s, not an object", k)
+		}
+		return fmt.Errorf("invalid character %q at the start (words are not expanded: write the object itself)", s[c.i])
 	}
 	if err := c.value(0); err != nil {
 		return err
@@ -51,7 +54,7 @@ func (c *jsonChecker) space() {
 	}
 }
 
-// kind names the value starting at c.i, for messages.
+// kind names the JSON value starting at c.i, for messages, or "" if none does.
 func (c *jsonChecker) kind() string {
 	switch b := c.s[c.i]; {
 	case b == '[':
@@ -65,7 +68,7 @@ func (c *jsonChecker) kind() string {
 	case b == '-' || b >= '0' && b <= '9':
 		return "a number"
 	}
-	return "not JSON"
+	return ""
 }
 
 func (c *jsonChecker) errorf(format string, args ...any) error {
