@@ -299,8 +299,9 @@ var baseOptions = []string{
 // shell cannot move a parent away and plant a config or manifest at the guarded path), a
 // read-only empty tmpfs on every masked directory, the stub created inside the tmpfs holding
 // StubDir (StubDir gets a tmpfs of its own when no masked directory holds it; it must then
-// exist on the host), a read-only empty regular file (from EmptyFD) on every masked file,
-// and --chdir Dir. Absent masks are ignored: call Masks.Prepare first. Nothing is created on
+// exist on the host), a read-only empty regular file (Masks.Empty, else a copy of EmptyFD) on
+// every masked file, and --chdir Dir. Absent masks are ignored (CheapMasks creates what it can).
+// Nothing is created on
 // the host: every mount point exists.
 func (b *Boundary) Args(argv []string) []string {
 	m := b.Masks
