@@ -301,8 +301,7 @@ var baseOptions = []string{
 // StubDir (StubDir gets a tmpfs of its own when no masked directory holds it; it must then
 // exist on the host), a read-only empty regular file (Masks.Empty, else a copy of EmptyFD) on
 // every masked file, and --chdir Dir. Absent masks are ignored (CheapMasks creates what it can).
-// Nothing is created on
-// the host: every mount point exists.
+// Nothing is created on the host: every mount point exists.
 func (b *Boundary) Args(argv []string) []string {
 	m := b.Masks
 	a := make([]string, 0, 1+len(baseOptions)+8*(len(m.Dirs)+len(m.Files))+8+len(argv))
