@@ -42,11 +42,14 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 	if err != nil {
 		return nil, err
 	}
+	// Unconfined, the marker is all that tells a spear-shell started by the agent that it runs
+	// inside one of ours (so it offers nothing); the boundary sets it itself.
 	rs.Env = ShellEnv(environ, stubDir)
 	mode := getenv("SPEAR_ISOLATION")
 	switch mode {
 	case "none":
 		rs.Note = "none (SPEAR_ISOLATION=none)"
+		rs.Env = append(rs.Env, BoundaryMarker+"=none")
 		return rs, nil
 	case "", "bwrap":
 	default:
@@ -58,6 +61,7 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 			return nil, fmt.Errorf("SPEAR_ISOLATION=bwrap: the boundary cannot be made here (%s): %s", reason, IsolationRequiredFix)
 		}
 		rs.Note = "unconfined: " + reason
+		rs.Env = append(rs.Env, BoundaryMarker+"=none")
 		return rs, nil
 	}
 	rs.Boundary = &Boundary{
