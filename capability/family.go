@@ -270,9 +270,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 	for i, p := range todo {
 		r := results[i]
 		if r.err != nil {
-			if r.client != nil {
-				r.client.Close()
-			}
+			e.closeLater(r.client)
 			p.client = nil
 			if interrupted {
 				continue // Ctrl-C is not the provider's fault
@@ -386,8 +384,22 @@ func failReason(err error) string {
 	return "its connection failed"
 }
 
-// stopAll closes every provider in parallel and waits for them.
+// closeLater stops a provider this turn no longer uses without making the answer wait for its
+// shutdown grace periods; stopAll waits for it.
+func (e *turnEnv) closeLater(c *mcpstdio.Client) {
+	if c == nil {
+		return
+	}
+	e.closing.Add(1)
+	go func() {
+		defer e.closing.Done()
+		c.Close()
+	}()
+}
+
+// stopAll closes every provider in parallel and waits for them, and for those closed earlier.
 func (e *turnEnv) stopAll() {
+	defer e.closing.Wait()
 	var wg sync.WaitGroup
 	for _, id := range e.order {
 		p := e.provs[id]

@@ -119,9 +119,8 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	switch {
 	case ctx.Err() != nil:
 		// Ctrl-C: the provider may still be busy with the call; stop it, a later need restarts it.
-		c := p.client
+		e.closeLater(p.client)
 		p.client = nil
-		c.Close()
 		outcome.Code = CodeInterrupted
 		_ = e.logEvent(outcome)
 		return t.interrupted(a, tl.id, auditID)
@@ -135,9 +134,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 			code = CodeTimeout
 		}
 		c := p.client
-		if c != nil {
-			c.Close()
-		}
+		e.closeLater(c)
 		t.markDown(a, p, "call", err, c)
 		outcome.Code, outcome.Reason = code, err.Error()
 		if lerr := e.logEvent(outcome); lerr != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/policy"
@@ -36,6 +37,8 @@ type turnEnv struct {
 	mode        string // "whole" or "index"
 
 	schemas map[string]*compiled // by hash of the schema's bytes
+
+	closing sync.WaitGroup // providers being stopped in the background
 }
 
 // load reads the manifest, the registry and opens the audit trail and the state, once.
