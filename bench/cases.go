@@ -10,6 +10,7 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,6 +32,8 @@ var cases = []benchCase{
 	{"tools-10k", caseTools10k},
 	{"memory-flat", caseMemoryFlat},
 	{"isolation", caseIsolation},
+	{"mcpstdio-cold", caseClientCold},
+	{"mcpstdio-warm", caseClientWarm},
 }
 
 // timed returns a side that runs s (made afresh by mk, outside the timing) and checks its
@@ -75,7 +78,7 @@ func caseCTrue(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(n1, "ratio <= 1.10", err), failed(n2, "reported", err)}
 	}
-	got, err := alternate(ctx, w.runs(150),
+	got, err := alternate(ctx, w.runs(300),
 		timed(w, fixed(spec{argv: []string{w.spear, "-c", "true"}, env: h.env}), nil),
 		timed(w, fixed(spec{argv: []string{w.tool("execbash"), "-c", "true"}, env: h.env}), nil),
 		timed(w, fixed(spec{argv: []string{"/bin/bash", "-c", "true"}, env: h.env}), nil),
@@ -88,20 +91,22 @@ func caseCTrue(ctx context.Context, w *world) []row {
 }
 
 // forwardedCommands are the 1,000 commands of the session cases: echo, cd and arithmetic in
-// turn, the last one printing what the others built up.
-func forwardedCommands(w *world) []string {
-	cmds := make([]string, 0, 1000)
+// turn, the last one printing what the others built up; last is the line it must print.
+func forwardedCommands(w *world) (cmds []string, last string) {
+	x, dir := 0, ""
 	for i := range 999 {
 		switch i % 3 {
 		case 0:
 			cmds = append(cmds, fmt.Sprintf("echo line %d", i))
 		case 1:
-			cmds = append(cmds, "cd "+filepath.Join(w.ws, []string{"a", "b"}[i/3%2]))
+			dir = []string{"a", "b"}[i/3%2]
+			cmds = append(cmds, "cd "+filepath.Join(w.ws, dir))
 		default:
 			cmds = append(cmds, "x=$((x+1))")
+			x++
 		}
 	}
-	return append(cmds, `echo "x=$x in ${PWD##*/}"`)
+	return append(cmds, `echo "x=$x in ${PWD##*/}"`), fmt.Sprintf("x=%d in %s\n", x, dir)
 }
 
 func caseScript(ctx context.Context, w *world) []row {
@@ -110,14 +115,15 @@ func caseScript(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
-	script := []byte(strings.Join(forwardedCommands(w), "\n") + "\n")
+	cmds, last := forwardedCommands(w)
+	script := []byte(strings.Join(cmds, "\n") + "\n")
 	bash := spec{argv: []string{"/bin/bash", "-s"}, env: h.env, stdin: script}
 	ref, err := w.run(ctx, bash)
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
 	want := ref.stdout.String()
-	if !strings.HasSuffix(want, "x=333 in b\n") {
+	if !strings.HasSuffix(want, last) {
 		return []row{failed(name, target, fmt.Errorf("bash -s printed an unexpected end: %q", lastLines(want, 2)))}
 	}
 	same := func(o outcome) error {
@@ -126,7 +132,7 @@ func caseScript(ctx context.Context, w *world) []row {
 		}
 		return nil
 	}
-	got, err := alternate(ctx, w.runs(30),
+	got, err := alternate(ctx, w.runs(40),
 		timed(w, fixed(spec{argv: []string{w.spear}, env: h.env, stdin: script}), same),
 		timed(w, fixed(bash), same),
 	)
@@ -142,7 +148,7 @@ func caseInteractive(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
-	cmds := forwardedCommands(w)
+	cmds, last := forwardedCommands(w)
 	var want string
 	side := func(argv []string) func(context.Context) (float64, error) {
 		return func(ctx context.Context) (float64, error) {
@@ -153,13 +159,13 @@ func caseInteractive(ctx context.Context, w *world) []row {
 			if want == "" {
 				want = out
 			}
-			if out != want || !strings.HasSuffix(out, "x=333 in b\n") {
+			if out != want || !strings.HasSuffix(out, last) {
 				return 0, fmt.Errorf("output differs: ends %q, want %q", lastLines(out, 2), lastLines(want, 2))
 			}
 			return median(per), nil
 		}
 	}
-	got, err := alternate(ctx, w.runs(5), side([]string{w.spear}), side([]string{"/bin/bash", "-s"}))
+	got, err := alternate(ctx, w.runs(7), side([]string{w.spear}), side([]string{"/bin/bash", "-s"}))
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
@@ -257,7 +263,7 @@ func caseColdInvoke(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
-	got, err := alternate(ctx, w.runs(40),
+	got, err := alternate(ctx, w.runs(60),
 		timed(w, inTurn(h, spec{argv: []string{w.spear, "-c", invokeLine("bench/echo", "hi")}, env: h.env}), contains("hi")),
 		timed(w, fixed(spec{argv: []string{w.tool("sdkclient"), "-n", "1", "--", w.tool("slowprovider"), "-init-ms", "0", "-tools", "1"}, env: h.env}), contains("hi\n")),
 	)
@@ -273,7 +279,7 @@ func caseWarmInvoke(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
-	got, err := alternate(ctx, w.runs(7),
+	got, err := alternate(ctx, w.runs(9),
 		timed(w, inTurn(h, spec{argv: []string{w.spear}, env: h.env, stdin: invokeScript(1000)}), contains("hi 999")),
 		timed(w, fixed(spec{argv: []string{w.tool("sdkclient"), "-n", "1000", "--", w.tool("slowprovider"), "-init-ms", "0", "-tools", "1"}, env: h.env}), contains("hi 999\n")),
 	)
@@ -303,7 +309,7 @@ func caseTurnStart(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
-	got, err := alternate(ctx, w.runs(15),
+	got, err := alternate(ctx, w.runs(21),
 		timed(w, inTurn(many, spec{argv: []string{w.spear, "--context"}, env: many.env}), contains("p01/echo", "p20/echo")),
 		timed(w, inTurn(single, spec{argv: []string{w.spear, "--context"}, env: single.env}), contains("p01/echo")),
 	)
@@ -439,7 +445,7 @@ func caseIsolation(ctx context.Context, w *world) []row {
 		return []row{failed(name, target, err)}
 	}
 	w.logf("bwrap argv: %q", ref)
-	got, err := alternate(ctx, w.runs(100),
+	got, err := alternate(ctx, w.runs(200),
 		timed(w, fixed(spec{argv: []string{w.spear, "-c", "true"}, env: h.env}), nil),
 		timed(w, fixed(spec{argv: append([]string{w.tool("execbwrap")}, ref...), env: env}), nil),
 	)
@@ -464,4 +470,60 @@ func referenceBwrap(argv []string) ([]string, error) {
 		return append(append([]string(nil), argv[:i+1]...), inner...), nil
 	}
 	return nil, errors.New("no -- in bwrap's argv")
+}
+
+// The mcpstdio rows (issue 3) compare spear-shell's client alone with the go-sdk client:
+// both helpers do the same start, initialize, list and calls on the same server binary.
+
+func clientSpec(w *world, client string, n int, report bool) spec {
+	argv := []string{w.tool(client), "-n", strconv.Itoa(n)}
+	if report {
+		argv = append(argv, "-report")
+	}
+	argv = append(argv, "--", w.tool("slowprovider"), "-init-ms", "0", "-tools", "1")
+	return spec{argv: argv}
+}
+
+func caseClientCold(ctx context.Context, w *world) []row {
+	const name, target = "mcpstdio cold: start+initialize+list+call+close vs go-sdk client", "ratio <= 1.05"
+	got, err := alternate(ctx, w.runs(60),
+		timed(w, fixed(clientSpec(w, "mcpclient", 1, false)), contains("hi\n")),
+		timed(w, fixed(clientSpec(w, "sdkclient", 1, false)), contains("hi\n")),
+	)
+	if err != nil {
+		return []row{failed(name, target, err)}
+	}
+	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.05)}
+}
+
+func caseClientWarm(ctx context.Context, w *world) []row {
+	const name, target = "mcpstdio warm: one call on an open session vs go-sdk client", "ratio <= 1.10"
+	const calls = 1000
+	side := func(client string) func(context.Context) (float64, error) {
+		return func(ctx context.Context) (float64, error) {
+			o, err := w.run(ctx, clientSpec(w, client, calls, true))
+			if err != nil {
+				return 0, err
+			}
+			if err := contains(fmt.Sprintf("hi %d\n", calls-1))(o); err != nil {
+				return 0, err
+			}
+			// The client times its own warm calls (the 2nd to the last), so start-up is out.
+			var ns int64
+			for _, line := range strings.Split(o.stderr.String(), "\n") {
+				if v, ok := strings.CutPrefix(line, "warm-calls-ns "); ok {
+					ns, err = strconv.ParseInt(v, 10, 64)
+				}
+			}
+			if ns <= 0 || err != nil {
+				return 0, fmt.Errorf("%s reported no warm-calls-ns: %q", client, lastLines(o.stderr.String(), 2))
+			}
+			return float64(ns) / 1e6 / (calls - 1), nil
+		}
+	}
+	got, err := alternate(ctx, w.runs(9), side("mcpclient"), side("sdkclient"))
+	if err != nil {
+		return []row{failed(name, target, err)}
+	}
+	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.10)}
 }

@@ -3,7 +3,7 @@
 // version spear-shell speaks, so both do the same handshake), lists every tool, calls echo
 // -n times printing each result's text, and closes the session.
 //
-//	sdkclient [-n calls] [-message text] -- server [args...]
+//	sdkclient [-n calls] [-message text] [-report] -- server [args...]
 package main
 
 import (
@@ -22,18 +22,19 @@ import (
 func main() {
 	n := flag.Int("n", 1, "calls of echo on the open session")
 	message := flag.String("message", "hi", "echo's message; calls after the first add their number")
+	report := flag.Bool("report", false, "print on stderr the time of the calls after the first (warm calls)")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: sdkclient [-n calls] [-message text] -- server [args...]")
+		fmt.Fprintln(os.Stderr, "usage: sdkclient [-n calls] [-message text] [-report] -- server [args...]")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *n, *message, flag.Args()); err != nil {
+	if err := run(context.Background(), *n, *message, *report, flag.Args()); err != nil {
 		fmt.Fprintf(os.Stderr, "sdkclient: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n int, message string, server []string) error {
+func run(ctx context.Context, n int, message string, report bool, server []string) error {
 	cmd := exec.Command(server[0], server[1:]...)
 	// The environment spear-shell gives a provider: PATH and HOME only.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
@@ -56,7 +57,11 @@ func run(ctx context.Context, n int, message string, server []string) error {
 		return errors.New("list tools: no echo tool")
 	}
 	out := os.Stdout
+	var warm time.Time
 	for i := range n {
+		if i == 1 {
+			warm = time.Now()
+		}
 		msg := message
 		if i > 0 {
 			msg += " " + strconv.Itoa(i)
@@ -71,6 +76,9 @@ func run(ctx context.Context, n int, message string, server []string) error {
 				fmt.Fprintln(out, t.Text)
 			}
 		}
+	}
+	if report && n > 1 {
+		fmt.Fprintf(os.Stderr, "warm-calls-ns %d\n", time.Since(warm).Nanoseconds())
 	}
 	if err := cs.Close(); err != nil {
 		return fmt.Errorf("close: %w", err)
