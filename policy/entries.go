@@ -19,7 +19,16 @@ type entry struct {
 }
 
 func (e *entry) bad(key, format string, args ...any) {
-	e.problems = append(e.problems, &Problem{File: e.file, Entry: e.name, Key: key, Msg: fmt.Sprintf(format, args...)})
+	e.problems = append(e.problems, &Problem{File: e.file, Entry: e.name, Key: keyName(key), Msg: fmt.Sprintf(format, args...)})
+}
+
+// keyName is how a key is named in a Problem: an empty key ("") gets a visible name,
+// since an empty Key means "no key" (file-level or not an object).
+func keyName(key string) string {
+	if key == "" {
+		return "(empty)"
+	}
+	return key
 }
 
 // readable reports whether an id can be quoted in a message as is: short printable
@@ -67,19 +76,20 @@ func topArray(file string, data []byte, key string) ([]json.RawMessage, *Problem
 }
 
 // openEntry decodes one element into its members and names the entry by idKey's
-// value when that is readable, else by its index.
-func openEntry(file, kind, arrayKey, idKey string, i int, raw json.RawMessage) (*entry, []member) {
+// value when that is readable, else by its index. ok is false when the element is
+// not an object (or repeats a key), which is recorded.
+func openEntry(file, kind, arrayKey, idKey string, i int, raw json.RawMessage) (e *entry, members []member, ok bool) {
 	pos := fmt.Sprintf("%s[%d]", arrayKey, i)
-	e := &entry{file: file, name: pos, pos: pos}
+	e = &entry{file: file, name: pos, pos: pos}
 	members, err := decodeObject(raw)
 	var dup *dupKeyError
 	if errors.As(err, &dup) {
 		e.bad(dup.key, "%v", err)
-		return e, nil
+		return e, nil, false
 	}
 	if err != nil {
 		e.problems = append(e.problems, &Problem{File: file, Entry: e.name, Msg: err.Error()})
-		return e, nil
+		return e, nil, false
 	}
 	for _, m := range members {
 		if m.key == idKey {
@@ -89,7 +99,7 @@ func openEntry(file, kind, arrayKey, idKey string, i int, raw json.RawMessage) (
 			}
 		}
 	}
-	return e, members
+	return e, members, true
 }
 
 // parseProjects validates projects.json; it returns the valid projects, the problems
@@ -102,9 +112,9 @@ func parseProjects(file string, data []byte) ([]Project, []*Problem, *Problem) {
 	entries := make([]*entry, len(elems))
 	projects := make([]Project, len(elems))
 	for i, raw := range elems {
-		e, members := openEntry(file, "project", "projects", "name", i, raw)
+		e, members, ok := openEntry(file, "project", "projects", "name", i, raw)
 		entries[i] = e
-		if members == nil {
+		if !ok {
 			continue
 		}
 		p := &projects[i]

@@ -62,10 +62,19 @@ func readConfig(path string, limit int64) ([]byte, *Problem) {
 	if int64(len(data)) > limit {
 		return nil, fileErr(fmt.Sprintf("is larger than %d bytes", limit), nil)
 	}
-	if !utf8.Valid(data) || !json.Valid(data) {
-		return nil, fileErr("not valid JSON", nil)
+	if p := checkJSON(path, data); p != nil {
+		return nil, p
 	}
 	return data, nil
+}
+
+// checkJSON refuses what is not one JSON value in UTF-8 (RFC 8259); encoding/json
+// alone would let invalid UTF-8 through as U+FFFD.
+func checkJSON(path string, data []byte) *Problem {
+	if !utf8.Valid(data) || !json.Valid(data) {
+		return &Problem{File: path, Msg: "not valid JSON"}
+	}
+	return nil
 }
 
 // unwrapPath drops the path an *fs.PathError repeats (the Problem names the file).

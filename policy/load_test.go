@@ -57,79 +57,85 @@ func ids(ps []Provider) []string {
 	return out
 }
 
+const cmd = `"command": ["fake-mcp"]`
+
+var long63 = strings.Repeat("a", 63)
+
+// providerEntryTests are bad provider entries: the entry name, key and message
+// each must produce. They seed FuzzLoadCapabilities too.
+var providerEntryTests = []struct {
+	entry               string
+	entryName, key, msg string
+}{
+	{`{` + cmd + `}`, "providers[1]", "id", "required"},
+	{`{"id": "x"}`, `provider "x"`, "command", "required"},
+	{`{"id": "X", ` + cmd + `}`, `provider "X"`, "id", "must match"},
+	{`{"id": "9x", ` + cmd + `}`, `provider "9x"`, "id", "must match"},
+	{`{"id": "a/b", ` + cmd + `}`, `provider "a/b"`, "id", "must match"},
+	{`{"id": "x y", ` + cmd + `}`, "providers[1]", "id", "must match"},
+	{`{"id": "a` + long63 + `", ` + cmd + `}`, `provider "a` + long63 + `"`, "id", "must match"},
+	{`{"id": "spear", ` + cmd + `}`, `provider "spear"`, "id", "reserved"},
+	{`{"id": 7, ` + cmd + `}`, "providers[1]", "id", "must be a string, not number"},
+	{`{"id": null, ` + cmd + `}`, "providers[1]", "id", "not null"},
+	{`{"id": "x", "command": []}`, `provider "x"`, "command", "must not be empty"},
+	{`{"id": "x", "command": "fake-mcp"}`, `provider "x"`, "command", "array of strings, not string"},
+	{`{"id": "x", "command": ["fake-mcp", 3]}`, `provider "x"`, "command", "element 1"},
+	{`{"id": "x", "command": [null]}`, `provider "x"`, "command", "element 0"},
+	{`{"id": "x", "command": [""]}`, `provider "x"`, "command", "must not be empty"},
+	{`{"id": "x", "command": ["./fake-mcp"]}`, `provider "x"`, "command", "must be absolute"},
+	{`{"id": "x", "command": ["bin/fake-mcp"]}`, `provider "x"`, "command", "must be absolute"},
+	{`{"id": "x", "command": ["nonesuch"]}`, `provider "x"`, "command", "not found on PATH"},
+	{`{"id": "x", "command": ["plain"]}`, `provider "x"`, "command", "not found on PATH"},
+	{`{"id": "x", "command": ["@T@/bin/plain"]}`, `provider "x"`, "command", "not executable"},
+	{`{"id": "x", "command": ["@T@/bin"]}`, `provider "x"`, "command", "not a regular file"},
+	{`{"id": "x", "command": ["@T@/bin/nonesuch"]}`, `provider "x"`, "command", "cannot be used"},
+	{`{"id": "x", "command": ["fake-mcp", "a\u0000b"]}`, `provider "x"`, "command", "NUL"},
+	{`{"id": "x", ` + cmd + `, "scope": "Global"}`, `provider "x"`, "scope", "must be global"},
+	{`{"id": "x", ` + cmd + `, "scope": "corpus"}`, `provider "x"`, "scope", "at least one name"},
+	{`{"id": "x", ` + cmd + `, "scope": "path rel"}`, `provider "x"`, "scope", "absolute"},
+	{`{"id": "x", ` + cmd + `, "scope": ""}`, `provider "x"`, "scope", "must not be empty"},
+	{`{"id": "x", ` + cmd + `, "scope": ["global"]}`, `provider "x"`, "scope", "must be a string, not array"},
+	{`{"id": "x", ` + cmd + `, "tasks": []}`, `provider "x"`, "tasks", "must not be empty"},
+	{`{"id": "x", ` + cmd + `, "tasks": ["standard-question"]}`, `provider "x"`, "tasks", "unknown task class"},
+	{`{"id": "x", ` + cmd + `, "tasks": ["Implementation"]}`, `provider "x"`, "tasks", "unknown task class"},
+	{`{"id": "x", ` + cmd + `, "tasks": ["general", "general"]}`, `provider "x"`, "tasks", "duplicate"},
+	{`{"id": "x", ` + cmd + `, "tasks": "general"}`, `provider "x"`, "tasks", "array of strings"},
+	{`{"id": "x", ` + cmd + `, "env": []}`, `provider "x"`, "env", "object of strings, not array"},
+	{`{"id": "x", ` + cmd + `, "env": {"1X": "v"}}`, `provider "x"`, "env", `variable "1X": name`},
+	{`{"id": "x", ` + cmd + `, "env": {"A=B": "v"}}`, `provider "x"`, "env", "name must match"},
+	{`{"id": "x", ` + cmd + `, "env": {"A": 1}}`, `provider "x"`, "env", `variable "A": must be a string, not number`},
+	{`{"id": "x", ` + cmd + `, "env": {"A": null}}`, `provider "x"`, "env", "not null"},
+	{`{"id": "x", ` + cmd + `, "env": {"A": "x\u0000y"}}`, `provider "x"`, "env", "NUL"},
+	{`{"id": "x", ` + cmd + `, "env": {"A": "1", "A": "2"}}`, `provider "x"`, "env", `variable "A" given twice`},
+	{`{"id": "x", ` + cmd + `, "read": "t"}`, `provider "x"`, "read", "array of strings"},
+	{`{"id": "x", ` + cmd + `, "read": [""]}`, `provider "x"`, "read", "not a tool name"},
+	{`{"id": "x", ` + cmd + `, "read": ["a b"]}`, `provider "x"`, "read", "not a tool name"},
+	{`{"id": "x", ` + cmd + `, "read": ["t", "t"]}`, `provider "x"`, "read", "duplicate"},
+	{`{"id": "x", ` + cmd + `, "write": "Refuse"}`, `provider "x"`, "write", "refuse, confirm or allow"},
+	{`{"id": "x", ` + cmd + `, "write": "deny"}`, `provider "x"`, "write", "refuse, confirm or allow"},
+	{`{"id": "x", ` + cmd + `, "write": true}`, `provider "x"`, "write", "not boolean"},
+	{`{"id": "x", ` + cmd + `, "enabled": "false"}`, `provider "x"`, "enabled", "true or false, not string"},
+	{`{"id": "x", ` + cmd + `, "enabled": 0}`, `provider "x"`, "enabled", "true or false"},
+	{`{"id": "x", ` + cmd + `, "enabled": null}`, `provider "x"`, "enabled", "not null"},
+	{`{"id": "x", ` + cmd + `, "timeout": 0}`, `provider "x"`, "timeout", "positive"},
+	{`{"id": "x", ` + cmd + `, "timeout": -1}`, `provider "x"`, "timeout", "positive"},
+	{`{"id": "x", ` + cmd + `, "timeout": "30"}`, `provider "x"`, "timeout", "number of seconds, not string"},
+	{`{"id": "x", ` + cmd + `, "timeout": 3601}`, `provider "x"`, "timeout", "at most"},
+	{`{"id": "x", ` + cmd + `, "timeout": 1e400}`, `provider "x"`, "timeout", "finite"},
+	{`{"id": "x", ` + cmd + `, "timeout": 1e-9}`, `provider "x"`, "timeout", "at least"},
+	{`{"id": "x", ` + cmd + `, "colour": "red"}`, `provider "x"`, "colour", "unknown key"},
+	{`{"id": "x", ` + cmd + `, "ID": "y"}`, `provider "x"`, "ID", "unknown key"},
+	{`{"id": "x", ` + cmd + `, "Scope": "global"}`, `provider "x"`, "Scope", "unknown key"},
+	{`{"id": "x", "id": "y", ` + cmd + `}`, "providers[1]", "id", "given twice"},
+	{`{"id": "x", ` + cmd + `, "write": "allow", "write": "refuse"}`, "providers[1]", "write", "given twice"},
+}
+
 // Each bad entry is left out, the good one beside it stands, and every problem names
 // the entry and the key.
 func TestProviderEntryStrictness(t *testing.T) {
 	t.Parallel()
 	f := newRegFixture(t)
-	const cmd = `"command": ["fake-mcp"]`
-	long := strings.Repeat("a", 63)
-	tests := []struct {
-		entry               string
-		entryName, key, msg string
-	}{
-		{`{` + cmd + `}`, "providers[1]", "id", "required"},
-		{`{"id": "x"}`, `provider "x"`, "command", "required"},
-		{`{"id": "X", ` + cmd + `}`, `provider "X"`, "id", "must match"},
-		{`{"id": "9x", ` + cmd + `}`, `provider "9x"`, "id", "must match"},
-		{`{"id": "a/b", ` + cmd + `}`, `provider "a/b"`, "id", "must match"},
-		{`{"id": "x y", ` + cmd + `}`, "providers[1]", "id", "must match"},
-		{`{"id": "a` + long + `", ` + cmd + `}`, `provider "a` + long + `"`, "id", "must match"},
-		{`{"id": "spear", ` + cmd + `}`, `provider "spear"`, "id", "reserved"},
-		{`{"id": 7, ` + cmd + `}`, "providers[1]", "id", "must be a string, not number"},
-		{`{"id": null, ` + cmd + `}`, "providers[1]", "id", "not null"},
-		{`{"id": "x", "command": []}`, `provider "x"`, "command", "must not be empty"},
-		{`{"id": "x", "command": "fake-mcp"}`, `provider "x"`, "command", "array of strings, not string"},
-		{`{"id": "x", "command": ["fake-mcp", 3]}`, `provider "x"`, "command", "element 1"},
-		{`{"id": "x", "command": [null]}`, `provider "x"`, "command", "element 0"},
-		{`{"id": "x", "command": [""]}`, `provider "x"`, "command", "must not be empty"},
-		{`{"id": "x", "command": ["./fake-mcp"]}`, `provider "x"`, "command", "must be absolute"},
-		{`{"id": "x", "command": ["bin/fake-mcp"]}`, `provider "x"`, "command", "must be absolute"},
-		{`{"id": "x", "command": ["nonesuch"]}`, `provider "x"`, "command", "not found on PATH"},
-		{`{"id": "x", "command": ["plain"]}`, `provider "x"`, "command", "not found on PATH"},
-		{`{"id": "x", "command": ["@T@/bin/plain"]}`, `provider "x"`, "command", "not executable"},
-		{`{"id": "x", "command": ["@T@/bin"]}`, `provider "x"`, "command", "not a regular file"},
-		{`{"id": "x", "command": ["@T@/bin/nonesuch"]}`, `provider "x"`, "command", "cannot be used"},
-		{`{"id": "x", "command": ["fake-mcp", "a\u0000b"]}`, `provider "x"`, "command", "NUL"},
-		{`{"id": "x", ` + cmd + `, "scope": "Global"}`, `provider "x"`, "scope", "must be global"},
-		{`{"id": "x", ` + cmd + `, "scope": "corpus"}`, `provider "x"`, "scope", "at least one name"},
-		{`{"id": "x", ` + cmd + `, "scope": "path rel"}`, `provider "x"`, "scope", "absolute"},
-		{`{"id": "x", ` + cmd + `, "scope": ""}`, `provider "x"`, "scope", "must not be empty"},
-		{`{"id": "x", ` + cmd + `, "scope": ["global"]}`, `provider "x"`, "scope", "must be a string, not array"},
-		{`{"id": "x", ` + cmd + `, "tasks": []}`, `provider "x"`, "tasks", "must not be empty"},
-		{`{"id": "x", ` + cmd + `, "tasks": ["standard-question"]}`, `provider "x"`, "tasks", "unknown task class"},
-		{`{"id": "x", ` + cmd + `, "tasks": ["Implementation"]}`, `provider "x"`, "tasks", "unknown task class"},
-		{`{"id": "x", ` + cmd + `, "tasks": ["general", "general"]}`, `provider "x"`, "tasks", "duplicate"},
-		{`{"id": "x", ` + cmd + `, "tasks": "general"}`, `provider "x"`, "tasks", "array of strings"},
-		{`{"id": "x", ` + cmd + `, "env": []}`, `provider "x"`, "env", "object of strings, not array"},
-		{`{"id": "x", ` + cmd + `, "env": {"1X": "v"}}`, `provider "x"`, "env", `variable "1X": name`},
-		{`{"id": "x", ` + cmd + `, "env": {"A=B": "v"}}`, `provider "x"`, "env", "name must match"},
-		{`{"id": "x", ` + cmd + `, "env": {"A": 1}}`, `provider "x"`, "env", `variable "A": must be a string, not number`},
-		{`{"id": "x", ` + cmd + `, "env": {"A": null}}`, `provider "x"`, "env", "not null"},
-		{`{"id": "x", ` + cmd + `, "env": {"A": "x\u0000y"}}`, `provider "x"`, "env", "NUL"},
-		{`{"id": "x", ` + cmd + `, "env": {"A": "1", "A": "2"}}`, `provider "x"`, "env", `variable "A" given twice`},
-		{`{"id": "x", ` + cmd + `, "read": "t"}`, `provider "x"`, "read", "array of strings"},
-		{`{"id": "x", ` + cmd + `, "read": [""]}`, `provider "x"`, "read", "not a tool name"},
-		{`{"id": "x", ` + cmd + `, "read": ["a b"]}`, `provider "x"`, "read", "not a tool name"},
-		{`{"id": "x", ` + cmd + `, "read": ["t", "t"]}`, `provider "x"`, "read", "duplicate"},
-		{`{"id": "x", ` + cmd + `, "write": "Refuse"}`, `provider "x"`, "write", "refuse, confirm or allow"},
-		{`{"id": "x", ` + cmd + `, "write": "deny"}`, `provider "x"`, "write", "refuse, confirm or allow"},
-		{`{"id": "x", ` + cmd + `, "write": true}`, `provider "x"`, "write", "not boolean"},
-		{`{"id": "x", ` + cmd + `, "enabled": "false"}`, `provider "x"`, "enabled", "true or false, not string"},
-		{`{"id": "x", ` + cmd + `, "enabled": 0}`, `provider "x"`, "enabled", "true or false"},
-		{`{"id": "x", ` + cmd + `, "enabled": null}`, `provider "x"`, "enabled", "not null"},
-		{`{"id": "x", ` + cmd + `, "timeout": 0}`, `provider "x"`, "timeout", "positive"},
-		{`{"id": "x", ` + cmd + `, "timeout": -1}`, `provider "x"`, "timeout", "positive"},
-		{`{"id": "x", ` + cmd + `, "timeout": "30"}`, `provider "x"`, "timeout", "number of seconds, not string"},
-		{`{"id": "x", ` + cmd + `, "timeout": 3601}`, `provider "x"`, "timeout", "at most"},
-		{`{"id": "x", ` + cmd + `, "timeout": 1e400}`, `provider "x"`, "timeout", "finite"},
-		{`{"id": "x", ` + cmd + `, "timeout": 1e-9}`, `provider "x"`, "timeout", "at least"},
-		{`{"id": "x", ` + cmd + `, "colour": "red"}`, `provider "x"`, "colour", "unknown key"},
-		{`{"id": "x", ` + cmd + `, "ID": "y"}`, `provider "x"`, "ID", "unknown key"},
-		{`{"id": "x", ` + cmd + `, "Scope": "global"}`, `provider "x"`, "Scope", "unknown key"},
-		{`{"id": "x", "id": "y", ` + cmd + `}`, "providers[1]", "id", "given twice"},
-		{`{"id": "x", ` + cmd + `, "write": "allow", "write": "refuse"}`, "providers[1]", "write", "given twice"},
-	}
+	tests := providerEntryTests
 	for i, tt := range tests {
 		caps := `{"providers": [{"id": "good", "command": ["fake-mcp"], "scope": "global"}, ` + tt.entry + `]}`
 		reg, err := f.load(t, noProjects, caps)
@@ -248,30 +254,34 @@ func TestDuplicateProviderIDs(t *testing.T) {
 	}
 }
 
+// projectEntryTests are bad project entries (beside a good one named "good"); they
+// seed FuzzLoadProjects too.
+var projectEntryTests = []struct {
+	entry               string
+	entryName, key, msg string
+}{
+	{`{"root": "/src/x"}`, "projects[1]", "name", "required"},
+	{`{"name": "x"}`, `project "x"`, "root", "required"},
+	{`{"name": "X", "root": "/src/x"}`, `project "X"`, "name", "must match"},
+	{`{"name": "x_", "root": "src/x"}`, `project "x_"`, "root", "absolute"},
+	{`{"name": "x", "root": "~/x"}`, `project "x"`, "root", "absolute"},
+	{`{"name": "x", "root": "$HOME/x"}`, `project "x"`, "root", "absolute"},
+	{`{"name": "x", "root": ""}`, `project "x"`, "root", "absolute"},
+	{`{"name": "x", "root": 5}`, `project "x"`, "root", "must be a string"},
+	{`{"name": "x", "root": "/src/x", "families": "fw"}`, `project "x"`, "families", "array of strings"},
+	{`{"name": "x", "root": "/src/x", "families": ["Fw"]}`, `project "x"`, "families", "must match"},
+	{`{"name": "x", "root": "/src/x", "families": ["fw", "fw"]}`, `project "x"`, "families", "duplicate"},
+	{`{"name": "x", "root": "/src/x", "family": ["fw"]}`, `project "x"`, "family", "unknown key"},
+	{`{"name": "x", "name": "y", "root": "/src/x"}`, "projects[1]", "name", "given twice"},
+	{`{"name": "good", "root": "/src/other"}`, `project "good"`, "name", "duplicate project name"},
+	{`{"name": "other", "root": "/src/good/"}`, `project "other"`, "root", "duplicate root"},
+	{`{"name": "other", "root": "/src/x/../good"}`, `project "other"`, "root", "duplicate root"},
+}
+
 func TestProjectsStrictness(t *testing.T) {
 	t.Parallel()
 	f := newRegFixture(t)
-	tests := []struct {
-		entry               string
-		entryName, key, msg string
-	}{
-		{`{"root": "/src/x"}`, "projects[1]", "name", "required"},
-		{`{"name": "x"}`, `project "x"`, "root", "required"},
-		{`{"name": "X", "root": "/src/x"}`, `project "X"`, "name", "must match"},
-		{`{"name": "x_", "root": "src/x"}`, `project "x_"`, "root", "absolute"},
-		{`{"name": "x", "root": "~/x"}`, `project "x"`, "root", "absolute"},
-		{`{"name": "x", "root": "$HOME/x"}`, `project "x"`, "root", "absolute"},
-		{`{"name": "x", "root": ""}`, `project "x"`, "root", "absolute"},
-		{`{"name": "x", "root": 5}`, `project "x"`, "root", "must be a string"},
-		{`{"name": "x", "root": "/src/x", "families": "fw"}`, `project "x"`, "families", "array of strings"},
-		{`{"name": "x", "root": "/src/x", "families": ["Fw"]}`, `project "x"`, "families", "must match"},
-		{`{"name": "x", "root": "/src/x", "families": ["fw", "fw"]}`, `project "x"`, "families", "duplicate"},
-		{`{"name": "x", "root": "/src/x", "family": ["fw"]}`, `project "x"`, "family", "unknown key"},
-		{`{"name": "x", "name": "y", "root": "/src/x"}`, "projects[1]", "name", "given twice"},
-		{`{"name": "good", "root": "/src/other"}`, `project "good"`, "name", "duplicate project name"},
-		{`{"name": "other", "root": "/src/good/"}`, `project "other"`, "root", "duplicate root"},
-		{`{"name": "other", "root": "/src/x/../good"}`, `project "other"`, "root", "duplicate root"},
-	}
+	tests := projectEntryTests
 	for _, tt := range tests {
 		projects := `{"projects": [{"name": "good", "root": "/src/good", "families": ["fw"]}, ` + tt.entry + `]}`
 		reg, err := f.load(t, projects, `{"providers": []}`)

@@ -28,14 +28,14 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 	members, err := decodeObject(data)
 	var dup *dupKeyError
 	if errors.As(err, &dup) {
-		return nil, &Problem{File: file, Key: dup.key, Msg: err.Error()}
+		return nil, &Problem{File: file, Key: keyName(dup.key), Msg: err.Error()}
 	}
 	if err != nil {
 		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v", err)}
 	}
 	m := &Manifest{Runtime: RuntimeGateway, PermissionMode: ModeAsk, ApproverTimeout: DefaultApproverTimeout}
 	bad := func(key, format string, args ...any) error {
-		return &Problem{File: file, Key: key, Msg: fmt.Sprintf(format, args...)}
+		return &Problem{File: file, Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
 	}
 	match := func(re *regexp.Regexp) func(string) string {
 		return func(s string) string {

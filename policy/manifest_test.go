@@ -10,79 +10,87 @@ import (
 	"time"
 )
 
+const manifestCwd = "/work/tree"
+
+var manifestBase = Manifest{Turn: "t1", Workspace: manifestCwd, Task: "implementation", Runtime: "gateway", PermissionMode: "ask", ApproverTimeout: 120 * time.Second}
+
+func manifestWith(f func(m *Manifest)) *Manifest {
+	m := manifestBase
+	f(&m)
+	return &m
+}
+
+// manifestTests are manifests and what LoadManifest makes of them (with cwd
+// manifestCwd); they seed FuzzLoadManifest too.
+var manifestTests = []struct {
+	name, json string
+	want       *Manifest
+	key, msg   string // the error's key and message substring
+}{
+	{"minimal", `{"turn": "t1", "task": "implementation"}`, &manifestBase, "", ""},
+	{"everything", `{"turn": "T.1_a-b", "session": "s-9", "workspace": "/src/fw-a/x", "project": "fw-a",
+		"task": "mixed", "pass": "implementation", "runtime": "earlier", "permission_mode": "auto-approve",
+		"approver": ["/usr/bin/approve", "--turn", "$TURN"], "approver_timeout": 1.5,
+		"audit": "/var/log/a.jsonl", "state_dir": "/run/spear/x"}`,
+		&Manifest{Turn: "T.1_a-b", Session: "s-9", Workspace: "/src/fw-a/x", Project: "fw-a", Task: "mixed",
+			Pass: "implementation", Runtime: "earlier", PermissionMode: "auto-approve",
+			Approver: []string{"/usr/bin/approve", "--turn", "$TURN"}, ApproverTimeout: 1500 * time.Millisecond,
+			Audit: "/var/log/a.jsonl", StateDir: "/run/spear/x"}, "", ""},
+	{"general read-only", `{"turn": "t1", "task": "general", "permission_mode": "read-only"}`,
+		manifestWith(func(m *Manifest) { m.Task = "general"; m.PermissionMode = "read-only" }), "", ""},
+	{"standard-question", `{"turn": "t1", "task": "standard-question"}`,
+		manifestWith(func(m *Manifest) { m.Task = "standard-question" }), "", ""},
+	{"workspace kept as written", `{"turn": "t1", "task": "implementation", "workspace": "/src/a/../b/"}`,
+		manifestWith(func(m *Manifest) { m.Workspace = "/src/a/../b/" }), "", ""},
+	{"turn 128", `{"turn": "` + strings.Repeat("a", 128) + `", "task": "implementation"}`,
+		manifestWith(func(m *Manifest) { m.Turn = strings.Repeat("a", 128) }), "", ""},
+
+	{"missing turn", `{"task": "implementation"}`, nil, "turn", "required"},
+	{"missing task", `{"turn": "t1"}`, nil, "task", "required"},
+	{"empty turn", `{"turn": "", "task": "implementation"}`, nil, "turn", "must match"},
+	{"turn 129", `{"turn": "` + strings.Repeat("a", 129) + `", "task": "implementation"}`, nil, "turn", "must match"},
+	{"turn slash", `{"turn": "a/b", "task": "implementation"}`, nil, "turn", "must match"},
+	{"turn space", `{"turn": "a b", "task": "implementation"}`, nil, "turn", "must match"},
+	{"turn newline", `{"turn": "a\nb", "task": "implementation"}`, nil, "turn", "must match"},
+	{"turn number", `{"turn": 1, "task": "implementation"}`, nil, "turn", "must be a string, not number"},
+	{"session bad", `{"turn": "t", "session": "s;rm", "task": "implementation"}`, nil, "session", "must match"},
+	{"session empty", `{"turn": "t", "session": "", "task": "implementation"}`, nil, "session", "must match"},
+	{"session null", `{"turn": "t", "session": null, "task": "implementation"}`, nil, "session", "not null"},
+	{"task unknown", `{"turn": "t", "task": "Implementation"}`, nil, "task", "must be one of"},
+	{"mixed without pass", `{"turn": "t", "task": "mixed"}`, nil, "pass", "required with task mixed"},
+	{"pass without mixed", `{"turn": "t", "task": "implementation", "pass": "implementation"}`, nil, "pass", "only allowed with task mixed"},
+	{"pass with general", `{"turn": "t", "task": "general", "pass": "compliance-check"}`, nil, "pass", "only allowed"},
+	{"pass unknown", `{"turn": "t", "task": "mixed", "pass": "review"}`, nil, "pass", "must be one of"},
+	{"runtime unknown", `{"turn": "t", "task": "implementation", "runtime": "later"}`, nil, "runtime", "must be one of"},
+	{"mode unknown", `{"turn": "t", "task": "implementation", "permission_mode": "yolo"}`, nil, "permission_mode", "must be one of"},
+	{"mode case", `{"turn": "t", "task": "implementation", "permission_mode": "Ask"}`, nil, "permission_mode", "must be one of"},
+	{"workspace relative", `{"turn": "t", "task": "implementation", "workspace": "src"}`, nil, "workspace", "absolute"},
+	{"workspace not expanded", `{"turn": "t", "task": "implementation", "workspace": "$HOME/src"}`, nil, "workspace", "nothing is expanded"},
+	{"workspace tilde", `{"turn": "t", "task": "implementation", "workspace": "~/src"}`, nil, "workspace", "absolute"},
+	{"workspace empty", `{"turn": "t", "task": "implementation", "workspace": ""}`, nil, "workspace", "absolute"},
+	{"project bad", `{"turn": "t", "task": "implementation", "project": "FW"}`, nil, "project", "must match"},
+	{"approver empty", `{"turn": "t", "task": "implementation", "approver": []}`, nil, "approver", "must not be empty"},
+	{"approver string", `{"turn": "t", "task": "implementation", "approver": "/bin/true"}`, nil, "approver", "array of strings"},
+	{"approver relative", `{"turn": "t", "task": "implementation", "approver": ["approve"]}`, nil, "approver", "absolute"},
+	{"approver var", `{"turn": "t", "task": "implementation", "approver": ["$HOME/approve"]}`, nil, "approver", "absolute"},
+	{"approver element", `{"turn": "t", "task": "implementation", "approver": ["/bin/a", 1]}`, nil, "approver", "element 1"},
+	{"approver timeout zero", `{"turn": "t", "task": "implementation", "approver_timeout": 0}`, nil, "approver_timeout", "positive"},
+	{"approver timeout string", `{"turn": "t", "task": "implementation", "approver_timeout": "5"}`, nil, "approver_timeout", "number"},
+	{"approver timeout huge", `{"turn": "t", "task": "implementation", "approver_timeout": 1e12}`, nil, "approver_timeout", "at most"},
+	{"audit relative", `{"turn": "t", "task": "implementation", "audit": "audit.jsonl"}`, nil, "audit", "absolute"},
+	{"state_dir relative", `{"turn": "t", "task": "implementation", "state_dir": "state"}`, nil, "state_dir", "absolute"},
+	{"unknown key", `{"turn": "t", "task": "implementation", "tasks": "general"}`, nil, "tasks", "unknown key"},
+	{"key case", `{"turn": "t", "task": "implementation", "Turn": "u"}`, nil, "Turn", "unknown key"},
+	{"duplicate key", `{"turn": "t", "task": "general", "task": "implementation"}`, nil, "task", "given twice"},
+	{"not object", `["turn"]`, nil, "", "must be an object"},
+	{"not json", `{"turn": `, nil, "", "not valid JSON"},
+}
+
 func TestLoadManifest(t *testing.T) {
 	t.Parallel()
 	dir := tempDir(t)
-	const cwd = "/work/tree"
-	base := Manifest{Turn: "t1", Workspace: cwd, Task: "implementation", Runtime: "gateway", PermissionMode: "ask", ApproverTimeout: 120 * time.Second}
-	with := func(f func(m *Manifest)) *Manifest {
-		m := base
-		f(&m)
-		return &m
-	}
-	tests := []struct {
-		name, json string
-		want       *Manifest
-		key, msg   string // the error's key and message substring
-	}{
-		{"minimal", `{"turn": "t1", "task": "implementation"}`, &base, "", ""},
-		{"everything", `{"turn": "T.1_a-b", "session": "s-9", "workspace": "/src/fw-a/x", "project": "fw-a",
-			"task": "mixed", "pass": "implementation", "runtime": "earlier", "permission_mode": "auto-approve",
-			"approver": ["/usr/bin/approve", "--turn", "$TURN"], "approver_timeout": 1.5,
-			"audit": "/var/log/a.jsonl", "state_dir": "/run/spear/x"}`,
-			&Manifest{Turn: "T.1_a-b", Session: "s-9", Workspace: "/src/fw-a/x", Project: "fw-a", Task: "mixed",
-				Pass: "implementation", Runtime: "earlier", PermissionMode: "auto-approve",
-				Approver: []string{"/usr/bin/approve", "--turn", "$TURN"}, ApproverTimeout: 1500 * time.Millisecond,
-				Audit: "/var/log/a.jsonl", StateDir: "/run/spear/x"}, "", ""},
-		{"general read-only", `{"turn": "t1", "task": "general", "permission_mode": "read-only"}`,
-			with(func(m *Manifest) { m.Task = "general"; m.PermissionMode = "read-only" }), "", ""},
-		{"standard-question", `{"turn": "t1", "task": "standard-question"}`,
-			with(func(m *Manifest) { m.Task = "standard-question" }), "", ""},
-		{"workspace kept as written", `{"turn": "t1", "task": "implementation", "workspace": "/src/a/../b/"}`,
-			with(func(m *Manifest) { m.Workspace = "/src/a/../b/" }), "", ""},
-		{"turn 128", `{"turn": "` + strings.Repeat("a", 128) + `", "task": "implementation"}`,
-			with(func(m *Manifest) { m.Turn = strings.Repeat("a", 128) }), "", ""},
-
-		{"missing turn", `{"task": "implementation"}`, nil, "turn", "required"},
-		{"missing task", `{"turn": "t1"}`, nil, "task", "required"},
-		{"empty turn", `{"turn": "", "task": "implementation"}`, nil, "turn", "must match"},
-		{"turn 129", `{"turn": "` + strings.Repeat("a", 129) + `", "task": "implementation"}`, nil, "turn", "must match"},
-		{"turn slash", `{"turn": "a/b", "task": "implementation"}`, nil, "turn", "must match"},
-		{"turn space", `{"turn": "a b", "task": "implementation"}`, nil, "turn", "must match"},
-		{"turn newline", `{"turn": "a\nb", "task": "implementation"}`, nil, "turn", "must match"},
-		{"turn number", `{"turn": 1, "task": "implementation"}`, nil, "turn", "must be a string, not number"},
-		{"session bad", `{"turn": "t", "session": "s;rm", "task": "implementation"}`, nil, "session", "must match"},
-		{"session empty", `{"turn": "t", "session": "", "task": "implementation"}`, nil, "session", "must match"},
-		{"session null", `{"turn": "t", "session": null, "task": "implementation"}`, nil, "session", "not null"},
-		{"task unknown", `{"turn": "t", "task": "Implementation"}`, nil, "task", "must be one of"},
-		{"mixed without pass", `{"turn": "t", "task": "mixed"}`, nil, "pass", "required with task mixed"},
-		{"pass without mixed", `{"turn": "t", "task": "implementation", "pass": "implementation"}`, nil, "pass", "only allowed with task mixed"},
-		{"pass with general", `{"turn": "t", "task": "general", "pass": "compliance-check"}`, nil, "pass", "only allowed"},
-		{"pass unknown", `{"turn": "t", "task": "mixed", "pass": "review"}`, nil, "pass", "must be one of"},
-		{"runtime unknown", `{"turn": "t", "task": "implementation", "runtime": "later"}`, nil, "runtime", "must be one of"},
-		{"mode unknown", `{"turn": "t", "task": "implementation", "permission_mode": "yolo"}`, nil, "permission_mode", "must be one of"},
-		{"mode case", `{"turn": "t", "task": "implementation", "permission_mode": "Ask"}`, nil, "permission_mode", "must be one of"},
-		{"workspace relative", `{"turn": "t", "task": "implementation", "workspace": "src"}`, nil, "workspace", "absolute"},
-		{"workspace not expanded", `{"turn": "t", "task": "implementation", "workspace": "$HOME/src"}`, nil, "workspace", "nothing is expanded"},
-		{"workspace tilde", `{"turn": "t", "task": "implementation", "workspace": "~/src"}`, nil, "workspace", "absolute"},
-		{"workspace empty", `{"turn": "t", "task": "implementation", "workspace": ""}`, nil, "workspace", "absolute"},
-		{"project bad", `{"turn": "t", "task": "implementation", "project": "FW"}`, nil, "project", "must match"},
-		{"approver empty", `{"turn": "t", "task": "implementation", "approver": []}`, nil, "approver", "must not be empty"},
-		{"approver string", `{"turn": "t", "task": "implementation", "approver": "/bin/true"}`, nil, "approver", "array of strings"},
-		{"approver relative", `{"turn": "t", "task": "implementation", "approver": ["approve"]}`, nil, "approver", "absolute"},
-		{"approver var", `{"turn": "t", "task": "implementation", "approver": ["$HOME/approve"]}`, nil, "approver", "absolute"},
-		{"approver element", `{"turn": "t", "task": "implementation", "approver": ["/bin/a", 1]}`, nil, "approver", "element 1"},
-		{"approver timeout zero", `{"turn": "t", "task": "implementation", "approver_timeout": 0}`, nil, "approver_timeout", "positive"},
-		{"approver timeout string", `{"turn": "t", "task": "implementation", "approver_timeout": "5"}`, nil, "approver_timeout", "number"},
-		{"approver timeout huge", `{"turn": "t", "task": "implementation", "approver_timeout": 1e12}`, nil, "approver_timeout", "at most"},
-		{"audit relative", `{"turn": "t", "task": "implementation", "audit": "audit.jsonl"}`, nil, "audit", "absolute"},
-		{"state_dir relative", `{"turn": "t", "task": "implementation", "state_dir": "state"}`, nil, "state_dir", "absolute"},
-		{"unknown key", `{"turn": "t", "task": "implementation", "tasks": "general"}`, nil, "tasks", "unknown key"},
-		{"key case", `{"turn": "t", "task": "implementation", "Turn": "u"}`, nil, "Turn", "unknown key"},
-		{"duplicate key", `{"turn": "t", "task": "general", "task": "implementation"}`, nil, "task", "given twice"},
-		{"not object", `["turn"]`, nil, "", "must be an object"},
-		{"not json", `{"turn": `, nil, "", "not valid JSON"},
-	}
+	const cwd = manifestCwd
+	tests := manifestTests
 	for i, tt := range tests {
 		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".json")
 		writeFile(t, path, tt.json)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,9 +42,9 @@ func parseProviders(file string, data []byte, dirs []string) providersResult {
 	provs := make([]Provider, len(elems))
 	secrets := map[string]bool{}
 	for i, raw := range elems {
-		e, members := openEntry(file, "provider", "providers", "id", i, raw)
+		e, members, ok := openEntry(file, "provider", "providers", "id", i, raw)
 		entries[i] = e
-		if members == nil {
+		if !ok {
 			for _, s := range scavengeSecrets(raw, false) {
 				secrets[s] = true
 			}
@@ -259,31 +260,41 @@ func parseEnv(e *entry, m member, secrets map[string]bool) map[string]string {
 
 // scavengeSecrets returns every JSON string of MinSecretLen bytes or more inside raw
 // that is (inside) the value of some "env" key, or anywhere when inEnv, whatever the
-// structure around it is.
+// structure around it is. It walks tokens, not maps, so a value hidden behind a
+// duplicate key is found too. raw is valid JSON (nesting bounded by encoding/json).
 func scavengeSecrets(raw json.RawMessage, inEnv bool) []string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	var out []string
+	var walk func(dec *json.Decoder, inEnv bool) error
+	walk = func(dec *json.Decoder, inEnv bool) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch v := tok.(type) {
+		case string:
+			if inEnv && len(v) >= MinSecretLen {
+				out = append(out, v)
+			}
+		case json.Delim:
+			for dec.More() {
+				under := inEnv
+				if v == '{' {
+					key, err := dec.Token()
+					if err != nil {
+						return err
+					}
+					under = under || key == "env"
+				}
+				if err := walk(dec, under); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token() // the closing delimiter
+			return err
+		}
 		return nil
 	}
-	var out []string
-	var walk func(v any, inEnv bool)
-	walk = func(v any, inEnv bool) {
-		switch x := v.(type) {
-		case string:
-			if inEnv && len(x) >= MinSecretLen {
-				out = append(out, x)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e, inEnv)
-			}
-		case map[string]any:
-			for k, e := range x {
-				walk(e, inEnv || k == "env")
-			}
-		}
-	}
-	walk(v, inEnv)
+	_ = walk(json.NewDecoder(bytes.NewReader(raw)), inEnv)
 	return out
 }
 
