@@ -36,10 +36,9 @@ type Client struct {
 	dead    chan struct{} // closed when the reader stops; readErr says why
 	readErr error
 
-	exited  chan struct{} // the leader exited (not reaped yet)
-	reapOK  chan struct{} // Close has signalled the group: the leader may be reaped
-	reaped  chan struct{}
-	waitErr error
+	exited chan struct{} // the leader exited (not reaped yet)
+	reapOK chan struct{} // Close has signalled the group: the leader may be reaped
+	reaped chan struct{}
 
 	stderrDone chan struct{}
 	closing    chan struct{}

@@ -3,7 +3,6 @@ package mcpstdio
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,7 +124,7 @@ func (c *Client) waitLeader() {
 	awaitExit(c.pgid)
 	close(c.exited)
 	<-c.reapOK
-	c.waitErr = c.cmd.Wait()
+	_ = c.cmd.Wait() // releases the process; its status is moot once the group was killed
 }
 
 func (c *Client) drainStderr() {
@@ -235,5 +234,3 @@ func waitGroupGone(pgid int, d time.Duration) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
-
-var _ io.Writer = (*tailBuffer)(nil)

@@ -1,0 +1,84 @@
+package mcpstdio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// dispatchSeeds are lines a server may send; the fuzzer mutates them.
+var dispatchSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad","data":[1]}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":"1","method":"roots/list","params":{}}`,
+	`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`,
+	`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+	`{"jsonrpc":"2.0","id":"1","result":{}}`,
+	`{"jsonrpc":"1.0","id":1,"result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`,
+	`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
+	`null`, ``, `   `, `not json`,
+}
+
+// FuzzDispatch checks that no line makes the reader panic, and that a line it accepts
+// as the answer to our pending request 1 is delivered exactly once.
+func FuzzDispatch(f *testing.F) {
+	for _, s := range dispatchSeeds {
+		f.Add([]byte(s))
+	}
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer devNull.Close()
+	f.Fuzz(func(t *testing.T, line []byte) {
+		ch := make(chan response, 1)
+		c := &Client{
+			stdin:   devNull, // answers to server requests go nowhere
+			wsem:    make(chan struct{}, 1),
+			closing: make(chan struct{}),
+			pending: map[int64]chan response{1: ch},
+		}
+		err := c.dispatch(line)
+		_, stillPending := c.pending[1]
+		select {
+		case r := <-ch:
+			if err != nil || stillPending || (r.err == nil) == (r.result == nil) {
+				t.Errorf("delivered %+v with err %v, pending %v", r, err, stillPending)
+			}
+			if r.result != nil && !json.Valid(r.result) {
+				t.Errorf("result %q is not JSON", r.result)
+			}
+		default:
+			if !stillPending {
+				t.Errorf("request 1 taken but nothing delivered (err %v)", err)
+			}
+		}
+	})
+}
+
+// FuzzReadLine checks that a line is never longer than the limit and that lines come
+// back without their line breaks.
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte("a\nbb\r\nccc\n"), 2)
+	f.Add([]byte("no newline"), 100)
+	f.Add(bytes.Repeat([]byte("x"), 70000), 65536)
+	f.Fuzz(func(t *testing.T, in []byte, max int) {
+		if max <= 0 || max > 1<<20 {
+			return
+		}
+		br := bufio.NewReaderSize(bytes.NewReader(in), 16)
+		for {
+			line, err := readLine(br, max, nil)
+			if err != nil {
+				return
+			}
+			if len(line) > max || bytes.IndexByte(line, '\n') >= 0 {
+				t.Fatalf("line %q over %d bytes or with a line break", line, max)
+			}
+		}
+	})
+}
