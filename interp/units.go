@@ -31,7 +31,7 @@ func (u *UnitReader) Next() (string, error) {
 		return "", u.err
 	}
 	var unit strings.Builder
-	stop := "" // a here-document delimiter the unit waits for
+	var w wait
 	for {
 		line, err := u.r.ReadString('\n')
 		unit.WriteString(line)
@@ -42,47 +42,77 @@ func (u *UnitReader) Next() (string, error) {
 			}
 			return unit.String(), nil
 		}
-		// While a here-document body is open, only its delimiter line can
-		// complete the unit: skip re-parsing the growing text for other lines.
-		if stop != "" && strings.TrimLeft(strings.TrimSuffix(line, "\n"), "\t") != stop {
+		// Re-parsing the growing text for a line that cannot complete it would
+		// make long here-documents and strings quadratic.
+		if !w.mayEnd(line) {
 			continue
 		}
 		var done bool
-		done, stop = complete(unit.String())
+		done, w = complete(unit.String())
 		if done {
 			return unit.String(), nil
 		}
 	}
 }
 
+// wait says which next line may complete an incomplete unit.
+type wait struct {
+	delimiter string // an open here-document: only its delimiter line ends it
+	quote     byte   // an open quote: only a line holding it can close it
+}
+
+func (w wait) mayEnd(line string) bool {
+	switch {
+	case w.delimiter != "":
+		return strings.TrimLeft(strings.TrimSuffix(line, "\n"), "\t") == w.delimiter
+	case w.quote != 0:
+		return strings.IndexByte(line, w.quote) >= 0
+	}
+	return true
+}
+
 // complete reports whether text (whole lines) forms complete commands as bash
-// would read them; if not and a here-document body is open, stop is the
-// delimiter that may end it.
-func complete(text string) (done bool, stop string) {
+// would read them; if not, w says which next line may complete them.
+func complete(text string) (done bool, w wait) {
 	f, err := parse(text)
-	if err != nil && syntax.IsIncomplete(err) && strings.Contains(text, "<<") {
+	more, w := incomplete(err)
+	if more && strings.Contains(text, "<<") {
 		// Bash reads here-document bodies raw up to the delimiter line and
 		// expands them later; mvdan parses unquoted bodies and waits for a `$(`
 		// or backquote they leave open. Ask again with every delimiter quoted.
-		if f2, err2 := parse(quoteHeredocs(text)); err2 == nil {
-			f, err = f2, nil
-		} else if syntax.IsIncomplete(err2) {
-			err = err2
+		f2, err2 := parse(quoteHeredocs(text))
+		if more2, w2 := incomplete(err2); err2 == nil || more2 {
+			f, err, more, w = f2, err2, more2, w2
 		}
 	}
 	if err != nil {
-		var perr syntax.ParseError
-		if !errors.As(err, &perr) || !perr.Incomplete {
-			return true, "" // bash would stop at a syntax error too
-		}
-		if q, ok := strings.CutPrefix(perr.Text, "unclosed here-document "); ok {
-			if d, err := strconv.Unquote(q); err == nil && d != "" {
-				return false, d
-			}
-		}
-		return false, ""
+		// A syntax error ends the unit, as it ends bash's reading of a command.
+		return !more, w
 	}
-	return !continued(text, f), ""
+	return !continued(text, f), wait{}
+}
+
+// incomplete reports whether a parse error could go away with more lines, and
+// what to wait for. mvdan does not flag an unclosed quoted here-document as
+// incomplete; bash reads on to its delimiter.
+func incomplete(err error) (bool, wait) {
+	var perr syntax.ParseError
+	if err == nil || !errors.As(err, &perr) {
+		return false, wait{}
+	}
+	if q, ok := strings.CutPrefix(perr.Text, "unclosed here-document "); ok {
+		d, _ := strconv.Unquote(q)
+		return true, wait{delimiter: d}
+	}
+	if !perr.Incomplete {
+		return false, wait{}
+	}
+	if q, ok := strings.CutPrefix(perr.Text, "reached EOF without closing quote "); ok {
+		if c, err := strconv.Unquote(q); err == nil && len(c) == 1 {
+			return true, wait{quote: c[0]}
+		}
+	}
+	return true, wait{}
 }
 
 // continued reports whether the last line ends in an unquoted backslash that
