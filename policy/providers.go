@@ -208,33 +208,30 @@ var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // parseEnv validates env. Messages name variables, never values; every string value
 // long enough to be a secret is recorded even when the entry is rejected.
 func parseEnv(e *entry, m member, secrets map[string]bool) map[string]string {
+	for _, s := range scavengeSecrets(m.val, true) {
+		secrets[s] = true
+	}
 	members, err := decodeObject(m.val)
 	var dup *dupKeyError
-	if err != nil {
-		switch {
-		case errors.Is(err, errNotObject):
-			e.bad(m.key, "%s", wrongType("an object of strings", m.val))
-		case errors.As(err, &dup) && readable(dup.key):
-			e.bad(m.key, "variable %q given twice", dup.key)
-		default:
-			e.bad(m.key, "%v", err)
-		}
-		for _, s := range scavengeSecrets(m.val, true) {
-			secrets[s] = true
-		}
+	switch {
+	case errors.Is(err, errNotObject):
+		e.bad(m.key, "%s", wrongType("an object of strings", m.val))
+		return nil
+	case errors.As(err, &dup) && readable(dup.key):
+		e.bad(m.key, "variable %q given twice", dup.key)
+		return nil
+	case err != nil:
+		e.bad(m.key, "%v", err)
 		return nil
 	}
 	env := map[string]string{}
 	ok := true
 	for _, v := range members {
-		s, msg := asString(v.val)
-		if msg == "" && len(s) >= MinSecretLen {
-			secrets[s] = true
-		}
 		name := v.key
 		if !readable(name) {
 			name = "(unprintable)"
 		}
+		s, msg := asString(v.val)
 		switch {
 		case !envNameRe.MatchString(v.key):
 			e.bad(m.key, "variable %q: name must match [A-Za-z_][A-Za-z0-9_]*", name)
@@ -247,9 +244,6 @@ func parseEnv(e *entry, m member, secrets map[string]bool) map[string]string {
 			ok = false
 		default:
 			env[v.key] = s
-		}
-		for _, s := range scavengeSecrets(v.val, true) {
-			secrets[s] = true
 		}
 	}
 	if !ok {
