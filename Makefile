@@ -35,7 +35,9 @@ fuzz:
 bench: build
 	SPEAR_ISOLATION=none $(GO) run ./bench -bin $(BIN)
 
+# A scripted turn on the bundled example provider (testdata/demo).
 demo: build
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./testdata/demo/spear-demo-notes
 	bash testdata/demo/run.sh $(abspath $(BIN))
 
 tidy-check:
