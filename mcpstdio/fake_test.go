@@ -47,11 +47,39 @@ func fakeMain(mode string) int {
 		}
 		os.WriteFile(filepath.Join(dir, name), []byte(strconv.Itoa(os.Getpid())), 0o600)
 	}
+	// "a+b" sets up as a, then serves as b.
+	modes := strings.Split(mode, "+")
+	for _, mode := range modes {
+		if code, done := fakeSetup(mode); done {
+			return code
+		}
+	}
+	mode = modes[len(modes)-1]
+	f := &fake{mode: mode, in: bufio.NewScanner(os.Stdin), out: bufio.NewWriter(os.Stdout)}
+	f.in.Buffer(make([]byte, 64<<10), 16<<20)
+	for f.in.Scan() {
+		var m fakeMsg
+		if err := json.Unmarshal(f.in.Bytes(), &m); err != nil {
+			fmt.Fprintln(os.Stderr, "fake: bad line:", err)
+			return 2
+		}
+		f.handle(m)
+	}
+	switch mode {
+	case "ignore-stdin", "ignore-term":
+		fmt.Fprintln(os.Stderr, "stdin closed, staying")
+		time.Sleep(time.Hour)
+	}
+	return 0
+}
+
+// fakeSetup does what mode does before serving; done means the process is finished.
+func fakeSetup(mode string) (code int, done bool) {
 	switch mode {
 	case "sleeper": // a grandchild that holds the pipes and ignores SIGTERM
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
-		return 0
+		return 0, true
 	case "grandchild":
 		exe, _ := os.Executable()
 		gc := exec.Command(exe)
@@ -59,7 +87,7 @@ func fakeMain(mode string) int {
 		gc.Stdin, gc.Stdout, gc.Stderr = nil, os.Stdout, os.Stderr
 		if err := gc.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "grandchild:", err)
-			return 1
+			return 1, true
 		}
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
@@ -80,22 +108,7 @@ func fakeMain(mode string) int {
 		fmt.Fprintln(w, "burst end")
 		w.Flush()
 	}
-	f := &fake{mode: mode, in: bufio.NewScanner(os.Stdin), out: bufio.NewWriter(os.Stdout)}
-	f.in.Buffer(make([]byte, 64<<10), 16<<20)
-	for f.in.Scan() {
-		var m fakeMsg
-		if err := json.Unmarshal(f.in.Bytes(), &m); err != nil {
-			fmt.Fprintln(os.Stderr, "fake: bad line:", err)
-			return 2
-		}
-		f.handle(m)
-	}
-	switch mode {
-	case "ignore-stdin", "ignore-term":
-		fmt.Fprintln(os.Stderr, "stdin closed, staying")
-		time.Sleep(time.Hour)
-	}
-	return 0
+	return 0, false
 }
 
 func (f *fake) send(v any) {
