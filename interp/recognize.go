@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -89,25 +90,9 @@ func Analyze(src string) Analysis {
 	if strings.IndexByte(src, '\r') >= 0 {
 		return untrusted(named, "it contains a carriage return")
 	}
-	var w walker
-	for text := src; ; {
-		f, err := parse(text)
-		if err != nil {
-			return untrusted(named, "it does not parse: "+err.Error())
-		}
-		w = walker{src: src, parsed: text, file: f}
-		syntax.Walk(f, w.visit)
-		if len(w.joined) == 0 {
-			break
-		}
-		// Correct the comments that end in a backslash (see visit) by blanking
-		// bytes and parsing again: offsets stay, and only comment text changes.
-		// Each round removes at least one backslash, so this ends.
-		b := []byte(text)
-		for _, off := range w.joined {
-			b[off] = ' '
-		}
-		text = string(b)
+	w, err := walk(src)
+	if err != nil {
+		return untrusted(named, "it does not parse: "+err.Error())
 	}
 	if w.untrusted != "" {
 		return untrusted(named || len(w.found) > 0, w.untrusted)
@@ -116,6 +101,73 @@ func Analyze(src string) Analysis {
 		return Analysis{Verdict: Forward}
 	}
 	return decide(src, w.file, w.found)
+}
+
+// walk parses src and finds its command positions, correcting mvdan where it
+// reads a comment that ends in a backslash differently from bash (see visit).
+// The corrections blank bytes in a copy of src: offsets stay, and only comment
+// text changes. Guesses made from the text alone are kept only when the parse
+// confirms that they end comments; corrections found in the tree are sure. Each
+// round drops a guess or adds a sure correction, so the loop ends.
+func walk(src string) (walker, error) {
+	guess := commentGuesses(src)
+	var sure []int
+	for {
+		b := []byte(src)
+		for _, off := range guess {
+			b[off] = ' '
+		}
+		for _, off := range sure {
+			b[off] = ' '
+		}
+		text := string(b)
+		f, err := parse(text)
+		if err != nil {
+			if len(guess) > 0 {
+				guess = nil
+				continue
+			}
+			return walker{}, err
+		}
+		w := walker{src: src, parsed: text, file: f, guess: guess}
+		syntax.Walk(f, w.visit)
+		if len(w.confirmed) < len(guess) {
+			guess = w.confirmed
+			continue
+		}
+		if len(w.joined) > 0 {
+			sure = append(sure, w.joined...)
+			continue
+		}
+		return w, nil
+	}
+}
+
+// commentGuesses returns the offsets of backslashes that end lines holding a
+// '#' at the start of a word: likely comments that mvdan would continue onto
+// the next line, which can make the first parse fail.
+func commentGuesses(src string) []int {
+	var offs []int
+	for start := 0; start < len(src); {
+		end := strings.IndexByte(src[start:], '\n')
+		if end < 0 {
+			break
+		}
+		end += start
+		line := src[start:end]
+		start = end + 1
+		n := len(line) - len(strings.TrimRight(line, `\`))
+		if n%2 == 0 {
+			continue
+		}
+		for i := 0; i < len(line); i++ {
+			if line[i] == '#' && (i == 0 || strings.IndexByte(" \t;&|()", line[i-1]) >= 0) {
+				offs = append(offs, end-1)
+				break
+			}
+		}
+	}
+	return offs
 }
 
 // untrusted decides input the parser cannot be trusted with.
@@ -127,6 +179,13 @@ func untrusted(named bool, why string) Analysis {
 }
 
 func refuse(code, reason string) Analysis {
+	// One line: control characters from the input or a parser message become spaces.
+	reason = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, reason)
 	return Analysis{Verdict: Refuse, Code: code, Reason: reason}
 }
 
@@ -183,6 +242,8 @@ type walker struct {
 	parsed    string // src with the comment corrections made so far
 	file      *syntax.File
 	joined    []int // offsets to blank: comment-ending backslash(-newline)s mvdan misreads
+	guess     []int // sorted offsets blanked on a guess
+	confirmed []int // the guesses that end comments outside backquotes
 	stack     []syntax.Node
 	found     []occurrence
 	untrusted string
@@ -226,6 +287,13 @@ func (w *walker) visit(n syntax.Node) bool {
 		// after the comment. Bash ends the comment at the newline, except inside
 		// backquotes, where it removes backslash-newlines before parsing, so the
 		// comment takes in the next line.
+		if len(w.guess) > 0 {
+			// A guessed blank ends this comment's text.
+			off := int(n.Hash.Offset()) + len(n.Text)
+			if _, ok := slices.BinarySearch(w.guess, off); ok && !w.inside(isBackquotes) {
+				w.confirmed = append(w.confirmed, off)
+			}
+		}
 		if strings.HasSuffix(n.Text, "\\\n") {
 			off := int(n.Hash.Offset()) + len(n.Text) - 1
 			switch {

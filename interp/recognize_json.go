@@ -222,7 +222,7 @@ func (c *jsonChecker) str() (string, error) {
 				}
 				out = utf8.AppendRune(out, r)
 			default:
-				return "", c.errorf("invalid escape \\%c", e)
+				return "", c.errorf("invalid escape %q", "\\"+string(e))
 			}
 			start = c.i
 		default:

@@ -170,6 +170,15 @@ var recogTests = []recogTest{
 	ans("# note \\\nspear-capability list", "list"),
 	ans("echo a # note \\\nspear-capability list", "F:echo a # note \\\n", "list"),
 	ans("echo a # x \\\n# y \\\nspear-capability list", "F:echo a # x \\\n# y \\\n", "list"),
+	ans("[[ -n x ]] # x \\\n# a\ncat <<'EOF'\nb\nEOF\nspear-capability list", "F:[[ -n x ]] # x \\\n# a\ncat <<'EOF'\nb\nEOF\n", "list"),
+	mal("echo a # x \\\n)\nspear-capability list", unsafe),
+	// The correction only touches comments: a single-quoted argument keeps its
+	// backslash-newline (which is not valid JSON).
+	mal("spear-capability invoke a/b '{\"a\": \"x # y \\\nz\"}'", "invalid escape"),
+	ans("spear-capability invoke a/b \"{\\\"a\\\": \\\"x # y \\\nz\\\"}\"", "invoke a/b {\"a\": \"x # y z\"}"),
+	notAloneT("echo `# x \\\necho a`; (spear-capability list)", "subshell"),
+	fwd("echo `# x \\\nspear-capability list`"),
+	fwd("echo `echo a # x \\\nspear-capability list`"),
 
 	// Not alone.
 	notAloneT("echo a | spear-capability list", pipeline),
@@ -528,9 +537,13 @@ func commandName(src string) bool {
 	if err != nil {
 		return false
 	}
-	found := false
+	found, corrected := false, false
 	var visit func(n syntax.Node) bool
 	visit = func(n syntax.Node) bool {
+		// Comments ending in a backslash are where Analyze corrects mvdan.
+		if c, ok := n.(*syntax.Comment); ok && strings.HasSuffix(c.Text, "\\\n") {
+			corrected = true
+		}
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 			if text, dyn := RemoveQuotes(c.Args[0]); !dyn && text == Name {
 				found = true
@@ -540,10 +553,10 @@ func commandName(src string) bool {
 		if r, ok := n.(*syntax.Redirect); ok && r.Hdoc != nil && heredocKind(r.Word) != hdocExpanded {
 			return false
 		}
-		return !found
+		return true
 	}
 	syntax.Walk(f, visit)
-	return found
+	return found && !corrected
 }
 
 func BenchmarkAnalyze(b *testing.B) {
