@@ -248,7 +248,9 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 				continue
 			}
 		}
-		if p.client != nil && p.listedSeq == t.seq {
+		// A running provider is listed again only when it announced a change: a session's
+		// answers then cost one round trip each, and a changed definition still meets its pin.
+		if p.client != nil && (p.listedSeq == t.seq || !p.client.ToolsChanged()) {
 			continue
 		}
 		todo = append(todo, p)

@@ -191,7 +191,7 @@ func TestFamilySharedAcrossProcesses(t *testing.T) {
 	}
 }
 
-func TestSessionRelistsBeforeCall(t *testing.T) {
+func TestSessionEndsWithTurnEnded(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil, provSpec{id: "p", entry: obj("read", []string{"echo"}), fake: obj("tools", []any{echoTool("echo")})})
 	s := f.settings()

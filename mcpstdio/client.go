@@ -107,6 +107,7 @@ func (c *Client) ServerInfo() (name, version string) { return c.serverName, c.se
 // ListTools returns every tool, following nextCursor within Options' limits on pages
 // and tools. A cursor seen before is a protocol error. ctx bounds the whole listing.
 func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
+	c.toolsChanged.Store(false)
 	var (
 		tools  []Tool
 		cursor string
@@ -265,3 +266,7 @@ func nonNull(v json.RawMessage) json.RawMessage {
 	}
 	return v
 }
+
+// ToolsChanged reports whether the server announced (notifications/tools/list_changed) that its
+// tools changed since the last ListTools began.
+func (c *Client) ToolsChanged() bool { return c.toolsChanged.Load() }

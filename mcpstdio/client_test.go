@@ -430,9 +430,17 @@ func TestNoisyServers(t *testing.T) {
 			if mode == "server-requests" {
 				want = "ok" // the fake's verdict on our answers
 			}
+			// list-changed sends its notification before each response, so the flag is set
+			// after the listing and again after the call; the other modes never set it.
+			if got := c.ToolsChanged(); got != (mode == "list-changed") {
+				t.Errorf("ToolsChanged after list = %v", got)
+			}
 			res, err := c.CallTool(ctx, "echo", json.RawMessage(`{"message":"x"}`))
 			if err != nil || res.Content[0].Text != want {
 				t.Fatalf("call = %+v, %v", res, err)
+			}
+			if got := c.ToolsChanged(); got != (mode == "list-changed") {
+				t.Errorf("ToolsChanged after call = %v", got)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,6 +47,9 @@ type Client struct {
 	closeErr   error
 
 	serverName, serverVersion string
+
+	// toolsChanged is set by notifications/tools/list_changed, cleared when a listing starts.
+	toolsChanged atomic.Bool
 }
 
 type response struct {
@@ -299,7 +303,11 @@ func (c *Client) dispatch(line []byte) error {
 			return fmt.Errorf("method is not a string: %s", snippet(line))
 		}
 		if !hasID {
-			return nil // a notification: nothing to do
+			// A notification: only a change of the tool list is worth remembering.
+			if method == "notifications/tools/list_changed" {
+				c.toolsChanged.Store(true)
+			}
+			return nil
 		}
 		if !validRequestID(id) {
 			return fmt.Errorf("request %q has an invalid id %s", method, snippet(id))
