@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -72,6 +73,11 @@ func RunSession(r io.Reader, sh *Shell, h Handlers) int {
 		if sh.ended() {
 			return sh.Close()
 		}
+		// Units that arrived together go to the shell together; a unit with nothing after it
+		// yet goes at once, so output streams as commands are typed.
+		if !units.lineReady() {
+			sh.Flush()
+		}
 	}
 }
 
@@ -85,4 +91,10 @@ func hasCommands(text string) bool {
 		}
 	}
 	return false
+}
+
+// lineReady tells whether a whole line is already buffered, so that reading it cannot block.
+func (u *UnitReader) lineReady() bool {
+	b, _ := u.r.Peek(u.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }

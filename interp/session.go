@@ -64,8 +64,9 @@ type Shell struct {
 	broken  bool // the script pipe is gone: the shell is exiting
 	// groupTail closes the group a unit is sent in (see the package comment above).
 	groupTail string
-	info      *os.File // bwrap's info pipe, nil when unconfined
-	child     int      // the sandboxed group's leader, once read from info
+	batch     strings.Builder // queued units, not yet sent
+	info      *os.File        // bwrap's info pipe, nil when unconfined
+	child     int             // the sandboxed group's leader, once read from info
 	mu        sync.Mutex
 	readers   sync.WaitGroup
 }
@@ -188,11 +189,26 @@ func (s *Shell) write(text string) {
 	}
 }
 
-// Forward sends one unit (whole commands) to the shell without waiting for it to run.
+// Forward queues one unit (whole commands) for the shell. Units queued together are sent as one
+// group by Flush: bash reads a pipe one byte at a time, so every byte spared per unit counts.
 func (s *Shell) Forward(unit string) {
 	s.flushStatus()
-	s.write("{ " + strings.TrimSuffix(unit, "\n") + s.groupTail)
+	if s.batch.Len() == 0 {
+		s.batch.WriteString("{ ")
+	}
+	s.batch.WriteString(strings.TrimSuffix(unit, "\n"))
+	s.batch.WriteByte('\n')
 	s.dirty = true
+}
+
+// Flush sends the queued units without waiting for them to run.
+func (s *Shell) Flush() {
+	if s.batch.Len() == 0 {
+		return
+	}
+	s.batch.WriteString(s.groupTail[1:])
+	s.write(s.batch.String())
+	s.batch.Reset()
 }
 
 // SetStatus makes $? equal code before the next forwarded command, as if the answer had been a
@@ -207,6 +223,9 @@ func (s *Shell) SetStatus(code int) {
 }
 
 func (s *Shell) flushStatus() {
+	if s.status >= 0 {
+		s.Flush()
+	}
 	switch {
 	case s.status < 0:
 	case s.status == 0:
@@ -226,6 +245,7 @@ func (s *Shell) Sync() bool {
 	if !s.dirty {
 		return !s.ended()
 	}
+	s.Flush()
 	s.seq++
 	token := "S" + strconv.Itoa(s.seq)
 	// printf is a builtin: the reply fd is never seen by a child process. The reply carries $?,
@@ -292,6 +312,7 @@ func (s *Shell) Signal(sig syscall.Signal) {
 // Close ends the script and waits for the shell; it returns the shell's exit status, as bash
 // reports it to its parent (128+n for a signal).
 func (s *Shell) Close() int {
+	s.Flush()
 	s.flushStatus()
 	s.script.Close()
 	<-s.exited
