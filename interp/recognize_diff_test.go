@@ -156,6 +156,8 @@ func (g *gen) pipeline() {
 	}
 }
 
+// command writes one command. Every $( is followed by a blank: bash and mvdan
+// read $(( differently, and people write $( ( for a subshell.
 func (g *gen) command() {
 	if g.depth > 3 {
 		g.simple()
@@ -191,11 +193,11 @@ func (g *gen) command() {
 		g.list()
 		g.w(";; esac")
 	case 7:
-		g.w("echo $(")
+		g.w("echo $( ")
 		g.list()
 		g.w(")")
 	case 8:
-		g.w(`echo "$(`)
+		g.w(`echo "$( `)
 		g.list()
 		g.w(`)"`)
 	case 9:
@@ -213,15 +215,15 @@ func (g *gen) command() {
 		g.list()
 		g.w(")")
 	case 11:
-		g.w("x=$(")
+		g.w("x=$( ")
 		g.list()
 		g.w(")")
 	case 12:
-		g.w("echo ${x:-$(")
+		g.w("echo ${x:-$( ")
 		g.list()
 		g.w(")}")
 	case 13:
-		g.w("[[ -n $(")
+		g.w("[[ -n $( ")
 		g.list()
 		g.w(") ]]")
 	default:
@@ -267,7 +269,7 @@ func (g *gen) heredoc() {
 		g.w("text " + g.pick(nameSpellings) + " here\n")
 	default:
 		inner := gen{c: g.c, depth: g.depth + 1, inBq: true}
-		inner.w("$(")
+		inner.w("$( ")
 		inner.list()
 		inner.w(")")
 		g.w("x " + inner.b.String() + "\n")
