@@ -10,8 +10,10 @@ import (
 
 // RemoveQuotes performs bash quote removal on a word without expanding anything.
 // dynamic reports parts whose value is only known at run time ($x, $(..), `..`,
-// $((..)), <(..)); the text of those parts is kept as written. Globs, brace
-// patterns and ~ are not dynamic for this purpose: they stay as text.
+// $((..)), <(..)); the text of those parts is kept as written (printed by
+// syntax.Printer, as the word alone carries no source; Analyze copies the
+// source bytes). Globs, brace patterns and ~ are not dynamic for this purpose:
+// they stay as text.
 //
 // $'...' is decoded as bash decodes it and $"..." is read as "..." (no catalog is
 // consulted); Analyze treats both as malformed in an invocation, but they still

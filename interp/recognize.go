@@ -351,12 +351,16 @@ func (w *walker) call(c *syntax.CallExpr) {
 			}
 		}
 	}
+	prev := "" // the builtin whose operand this word is
 	for i < len(c.Args) {
 		u := unquote(c.Args[i], w.src)
 		if u.dynamic {
 			return
 		}
 		if u.text == Name {
+			if prev == "builtin" {
+				return // bash looks the operand of builtin up among builtins only
+			}
 			w.found = append(w.found, occurrence{
 				stmt: stmt, call: c, word: i, via: via, dollarQ: u.dollarQ,
 				parents: append([]syntax.Node(nil), w.stack...),
@@ -370,7 +374,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 		if via == "" {
 			via = u.text
 		}
-		i = next
+		prev, i = u.text, next
 	}
 }
 

@@ -63,6 +63,8 @@ var recogTests = []recogTest{
 	fwd("which spear-capability"),
 	fwd("exec -a spear-capability ls"),
 	fwd("exec -al x spear-capability"),
+	fwd("builtin spear-capability list"), // not a builtin: bash runs nothing
+	fwd("command builtin spear-capability list"),
 	fwd("man spear-capability"),
 	fwd("echo spear-capability | cat"),
 	fwd("cat <<'EOF'\nspear-capability list\nEOF"),
