@@ -110,10 +110,31 @@ func Analyze(src string) Analysis {
 // confirms that they end comments; corrections found in the tree are sure. Each
 // round drops a guess or adds a sure correction, so the loop ends.
 func walk(src string) (walker, error) {
+	w, err := walkFrom(src, src, nil)
+	if err == nil || !strings.Contains(src, "<<") {
+		return w, err
+	}
+	// mvdan parses the body of <<"E"OF as unquoted, and may fail on it where
+	// bash reads text. Parse again with such delimiters requoted to the same
+	// value and length, and keep the result only if every rewritten word turns
+	// out to be a here-document delimiter.
+	base, spans := requoteDelimiters(src)
+	if len(spans) == 0 {
+		return w, err
+	}
+	if w2, err2 := walkFrom(src, base, spans); err2 == nil && w2.delimiters == len(spans) {
+		return w2, nil
+	}
+	return w, err
+}
+
+// walkFrom is walk on base, a copy of src with here-document delimiters
+// requoted at spans.
+func walkFrom(src, base string, spans [][2]int) (walker, error) {
 	guess := commentGuesses(src)
 	var sure []int
 	for {
-		b := []byte(src)
+		b := []byte(base)
 		for _, off := range guess {
 			b[off] = ' '
 		}
@@ -129,7 +150,7 @@ func walk(src string) (walker, error) {
 			}
 			return walker{}, err
 		}
-		w := walker{src: src, parsed: text, file: f, guess: guess}
+		w := walker{src: src, parsed: text, file: f, guess: guess, spans: spans}
 		syntax.Walk(f, w.visit)
 		if len(w.confirmed) < len(guess) {
 			guess = w.confirmed
@@ -141,6 +162,51 @@ func walk(src string) (walker, error) {
 		}
 		return w, nil
 	}
+}
+
+// requoteDelimiters finds here-document delimiter words whose last part is
+// unquoted after a quoted one ("E"OF, 'E'OF) and rewrites each, in a copy of
+// src, to a word of the same value and length whose last part is quoted
+// ('EOF' for "E"OF), which mvdan reads as bash does. It is a textual pass; the
+// caller checks its guesses against the parse.
+func requoteDelimiters(src string) (string, [][2]int) {
+	b := []byte(src)
+	var spans [][2]int
+	for i := 0; i < len(src); {
+		j := strings.Index(src[i:], "<<")
+		if j < 0 {
+			break
+		}
+		j += i + 2
+		i = j
+		if j < len(src) && src[j] == '<' {
+			i++
+			continue
+		}
+		if j < len(src) && src[j] == '-' {
+			j++
+		}
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t') {
+			j++
+		}
+		value, end := delimiterWord(src, j)
+		word := src[j:end]
+		q := strings.LastIndexAny(word, `'"`)
+		if q < 0 || q == len(word)-1 || strings.ContainsAny(word, "\\$`") || strings.Contains(value, "'") {
+			continue
+		}
+		// Without backslashes the word is its value plus pairs of quotes, so
+		// the length left over after 'value' is even: fill it with ''.
+		extra := len(word) - len(value) - 2
+		r := strings.Repeat("''", extra/2) + "'" + value + "'"
+		if extra < 0 || len(r) != len(word) {
+			continue
+		}
+		copy(b[j:end], r)
+		spans = append(spans, [2]int{j, end})
+		i = end
+	}
+	return string(b), spans
 }
 
 // commentGuesses returns the offsets of backslashes that end lines holding a
@@ -238,15 +304,17 @@ type occurrence struct {
 // walker finds command positions. It keeps the path from the root so that each
 // occurrence knows what it is nested in.
 type walker struct {
-	src       string
-	parsed    string // src with the comment corrections made so far
-	file      *syntax.File
-	joined    []int // offsets to blank: comment-ending backslash(-newline)s mvdan misreads
-	guess     []int // sorted offsets blanked on a guess
-	confirmed []int // the guesses that end comments outside backquotes
-	stack     []syntax.Node
-	found     []occurrence
-	untrusted string
+	src        string
+	parsed     string // src with the comment corrections made so far
+	file       *syntax.File
+	joined     []int    // offsets to blank: comment-ending backslash(-newline)s mvdan misreads
+	guess      []int    // sorted offsets blanked on a guess
+	confirmed  []int    // the guesses that end comments outside backquotes
+	spans      [][2]int // here-document delimiters requoted by requoteDelimiters
+	delimiters int      // how many of spans the parse found as delimiters
+	stack      []syntax.Node
+	found      []occurrence
+	untrusted  string
 }
 
 func (w *walker) visit(n syntax.Node) bool {
@@ -256,6 +324,12 @@ func (w *walker) visit(n syntax.Node) bool {
 	}
 	switch n := n.(type) {
 	case *syntax.Redirect:
+		if (n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc) && len(w.spans) > 0 && len(n.Word.Parts) > 0 {
+			s, e := int(n.Word.Pos().Offset()), int(n.Word.End().Offset())
+			if slices.Contains(w.spans, [2]int{s, e}) {
+				w.delimiters++
+			}
+		}
 		if n.Hdoc == nil {
 			break
 		}

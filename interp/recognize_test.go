@@ -372,6 +372,16 @@ var recogTests = []recogTest{
 	mal("cat <<$x\nhello\n$x\nspear-capability list\n\necho done", unsafe),
 	mal("cat <<\"$x\"\nspear-capability list\n$x", unsafe),
 	fwd("cat <<$x\nhello\n$x\n"),
+	// A partly quoted delimiter makes the body text even where mvdan, reading
+	// it as unquoted, could not parse it.
+	fwd("cat <<\"E\"OF\n$(\nEOF\necho spear-capability"),
+	fwd("cat <<-'E'\"O\"F\n\t`\n\tEOF\necho spear-capability"),
+	ans("cat <<'E'OF\n`\nEOF\nspear-capability list", "F:cat <<'E'OF\n`\nEOF\n", "list"),
+	ans("cat <<\"E\"O\"F\"X >f\n$(\nEOFX\nspear-capability list", "F:cat <<\"E\"O\"F\"X >f\n$(\nEOFX\n", "list"),
+	notAloneT("cat <<\"E\"OF\n$(\nEOF\necho | spear-capability list", pipeline),
+	notAloneT("cat <<\"E\"OF <<'A'B\n$(\nEOF\n$(\nAB\n(spear-capability list)", "subshell"),
+	mal("cat <<EOF\n$(\nEOF\nspear-capability list", unsafe),
+	mal("echo '<<\"E\"OF'\n$(\nspear-capability list", unsafe),
 	mal("cat <<EOF\nspear-capability list\n", unsafe),
 	mal("! ! spear-capability list", unsafe),
 	// Only the text is searched when the parse fails, so an escaped spelling

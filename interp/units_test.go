@@ -146,3 +146,27 @@ func TestQuoteHeredocs(t *testing.T) {
 		}
 	}
 }
+
+func TestRequoteDelimiters(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in, want string
+		spans    int
+	}{
+		{"cat <<\"E\"OF", "cat <<'EOF'", 1},
+		{"cat <<-'E'OF x", "cat <<-'EOF' x", 1},
+		{"cat << \"E\"O\"F\"X", "cat << '''EOFX'", 1},
+		{"cat <<\"E\"OF <<'A'B", "cat <<'EOF' <<'AB'", 2},
+		{"cat <<\"EOF\"", "cat <<\"EOF\"", 0},
+		{"cat <<EOF", "cat <<EOF", 0},
+		{"cat <<\"E\"O\\F", "cat <<\"E\"O\\F", 0},
+		{"cat <<\"E\"$x", "cat <<\"E\"$x", 0},
+		{"cat <<\"it's\"x", "cat <<\"it's\"x", 0},
+		{"cat <<<\"E\"OF", "cat <<<\"E\"OF", 0},
+	} {
+		got, spans := requoteDelimiters(tc.in)
+		if got != tc.want || len(spans) != tc.spans {
+			t.Errorf("requoteDelimiters(%q) = %q, %d spans; want %q, %d", tc.in, got, len(spans), tc.want, tc.spans)
+		}
+	}
+}
