@@ -262,11 +262,15 @@ func (g *gen) heredoc() {
 	d := delimiters[g.c.intn(len(delimiters))]
 	end := strings.NewReplacer("'", "", `"`, "", `\`, "").Replace(d.word)
 	g.w("cat <<" + d.word + " >/dev/null\n")
-	switch g.c.intn(4) {
+	switch g.c.intn(5) {
 	case 0:
 		g.w("spear-capability list\n")
 	case 1:
 		g.w("text " + g.pick(nameSpellings) + " here\n")
+	case 2:
+		// mvdan cannot parse this body as unquoted; bash reads it as text
+		// under a quoted delimiter and fails to expand it otherwise.
+		g.w("text " + g.pick(nameSpellings) + " ` $(\n")
 	default:
 		inner := gen{c: g.c, depth: g.depth + 1, inBq: true}
 		inner.w("$( ")
@@ -316,7 +320,8 @@ func newBashRunner(t testing.TB) *bashRunner {
 	return &bashRunner{bash: bash, dir: dir}
 }
 
-// run reports whether bash ran the name, and whether it saw a syntax error.
+// run reports whether bash ran the name, and whether it found the input broken
+// (a syntax error, or a substitution it could not read).
 func (r *bashRunner) run(t testing.TB, src string) (ran, syntaxErr bool) {
 	t.Helper()
 	r.n++
@@ -355,7 +360,11 @@ func (r *bashRunner) run(t testing.TB, src string) (ran, syntaxErr bool) {
 		t.Fatal(err)
 	}
 	msg, _ := os.ReadFile(errFile)
-	return ran, strings.Contains(string(msg), "syntax error") || strings.Contains(string(msg), "unexpected EOF")
+	broken := false
+	for _, m := range []string{"syntax error", "unexpected EOF", "bad substitution"} {
+		broken = broken || strings.Contains(string(msg), m)
+	}
+	return ran, broken
 }
 
 // checkDifferential runs one generated input and checks Analyze against bash.
