@@ -223,6 +223,12 @@ func (g *gen) command() {
 		g.list()
 		g.w(")}")
 	case 13:
+		if g.inBq {
+			// mvdan cannot parse [[ ]] inside backquotes: a parse error is an
+			// untrusted form (refused when the name is in the text).
+			g.simple()
+			return
+		}
 		g.w("[[ -n $( ")
 		g.list()
 		g.w(") ]]")
