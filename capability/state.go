@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -20,7 +21,14 @@ import (
 // Each fact is one small file created atomically (written under a temporary name, then
 // hard-linked to its final name, which fails if it exists), so concurrent processes agree on
 // who recorded a fact first and never read a half-written one.
-type stateDir struct{ dir string }
+//
+// A fact, once recorded, never changes, so what this process has read or written is kept in
+// memory: a session's answers do not reread their pins.
+type stateDir struct {
+	dir   string
+	mu    sync.Mutex
+	known map[string][]byte
+}
 
 // Names of facts; the separator '@' occurs in neither provider ids nor tool names.
 func pinName(capID string) string       { return "pin@" + strings.Replace(capID, "/", "@", 1) }
@@ -62,7 +70,7 @@ func openState(dir string, parent string) (*stateDir, error) {
 	if err := privateDir(dir); err != nil {
 		return nil, err
 	}
-	return &stateDir{dir: filepath.Clean(dir)}, nil
+	return &stateDir{dir: filepath.Clean(dir), known: map[string][]byte{}}, nil
 }
 
 func privateDir(dir string) error {
@@ -106,12 +114,25 @@ func (s *stateDir) create(name string, content []byte) (created bool, err error)
 		}
 		return false, fmt.Errorf("state: %w", err)
 	}
+	s.remember(name, content)
 	return true, nil
+}
+
+func (s *stateDir) remember(name string, content []byte) {
+	s.mu.Lock()
+	s.known[name] = content
+	s.mu.Unlock()
 }
 
 // read returns a fact's content; ok is false when it is absent. A symlink or a non-regular
 // file is an error, never followed.
 func (s *stateDir) read(name string) (content []byte, ok bool, err error) {
+	s.mu.Lock()
+	content, ok = s.known[name]
+	s.mu.Unlock()
+	if ok {
+		return content, true, nil
+	}
 	f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -131,6 +152,7 @@ func (s *stateDir) read(name string) (content []byte, ok bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("state: %w", err)
 	}
+	s.remember(name, b)
 	return b, true, nil
 }
 

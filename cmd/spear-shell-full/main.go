@@ -5,9 +5,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spear-shell/spear-shell/capability"
 	"github.com/spear-shell/spear-shell/interp"
@@ -90,10 +89,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		}
 		return runString(a, an, rs, turn, stdin, stdout, stderr)
 	case interp.ModeSession:
-		turn := capability.NewTurn(settings)
-		code, reason := runSession(a, rs, turn, stdin, stdout, stderr)
-		turn.Close(reason)
-		return code
+		return runSession(a, rs, capability.NewTurn(settings), stdin, stdout, stderr)
 	}
 	err = rs.Exec(argv[0], a.Bash)
 	fmt.Fprintf(stderr, "spear-shell: %v\n", err)
@@ -103,7 +99,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 // runString answers a -c string that holds invocations. A string of answers alone starts no
 // shell; otherwise its forwarded parts run in one real shell, in order around the answers.
 func runString(a interp.Args, an interp.Analysis, rs *interp.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
-	g := newGuard()
+	g := newGuard(nil)
 	defer g.stop()
 	answer := func(inv *interp.Invocation) int {
 		return g.answer(func(ctx context.Context) int {
@@ -135,9 +131,10 @@ func runString(a interp.Args, an interp.Analysis, rs *interp.RealShell, turn *ca
 	})
 }
 
-// runSession runs commands from stdin in one real shell until EOF, exit, or a signal.
-func runSession(a interp.Args, rs *interp.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) (int, string) {
-	g := newGuard()
+// runSession runs commands from stdin in one real shell until EOF, exit, or a signal, and
+// then ends the turn.
+func runSession(a interp.Args, rs *interp.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
+	g := newGuard(turn)
 	defer g.stop()
 	var terminal *os.File
 	if a.Terminal || isTerminal(stdin) {
@@ -146,30 +143,29 @@ func runSession(a interp.Args, rs *interp.RealShell, turn *capability.Turn, stdi
 	sh, err := startShell(a, rs, stdout, stderr, true, terminal)
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
-		return 126, "the real shell could not start"
+		g.closeTurn("the real shell could not start")
+		return 126
 	}
 	g.setShell(sh)
-	// stdin is read through a pipe that a terminating signal can close: a blocking read of a
-	// terminal or file cannot be interrupted otherwise. The copier ends with the process.
-	in, feed := io.Pipe()
-	g.setInput(feed)
-	go func() {
-		_, err := io.Copy(feed, stdin)
-		feed.CloseWithError(err)
-	}()
-	code := interp.RunSession(in, sh, interp.Handlers{
+	code := interp.RunSession(stdin, sh, interp.Handlers{
 		Answer: func(inv *interp.Invocation) int {
 			return g.answer(func(ctx context.Context) int {
 				return turn.Answer(ctx, request(inv), stdout, stderr)
 			})
 		},
-		Refuse: func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
+		Refuse: func(code, reason string) int {
+			return g.answer(func(context.Context) int { return turn.Refuse(code, reason, stderr) })
+		},
 	})
 	if n := g.terminatedBy(); n != 0 {
-		return 128 + n, "terminated by " + syscall.Signal(n).String()
+		g.closeTurn(terminatedReason(n))
+		return 128 + n
 	}
-	return code, "the session ended"
+	g.closeTurn("the session ended")
+	return code
 }
+
+func terminatedReason(sig int) string { return "terminated by " + syscall.Signal(sig).String() }
 
 func startShell(a interp.Args, rs *interp.RealShell, stdout, stderr *os.File, session bool, terminal ...*os.File) (*interp.Shell, error) {
 	argv := append([]string{rs.Path}, a.Options...)
@@ -228,20 +224,25 @@ func isTerminal(f *os.File) bool {
 }
 
 // guard turns signals into what SPEC 4 asks: SIGINT cancels the answer in progress (exit 130)
-// and reaches the running command; SIGTERM and SIGHUP end the shell and the session.
+// and reaches the running command; SIGTERM and SIGHUP end the shell and, in a session, the turn
+// and the process with 128+n, even while the session waits for input it may never get.
 type guard struct {
 	sigs       chan os.Signal
 	done       chan struct{}
 	wg         sync.WaitGroup
 	mu         sync.Mutex
 	sh         *interp.Shell
-	input      *io.PipeWriter
 	cancel     context.CancelFunc
 	terminated int
+	// turn is the session's turn; answering holds turnMu, so that a terminating signal
+	// ends the turn only between answers.
+	turn      *capability.Turn
+	turnMu    sync.Mutex
+	closeOnce sync.Once
 }
 
-func newGuard() *guard {
-	g := &guard{sigs: make(chan os.Signal, 4), done: make(chan struct{})}
+func newGuard(turn *capability.Turn) *guard {
+	g := &guard{sigs: make(chan os.Signal, 4), done: make(chan struct{}), turn: turn}
 	signal.Notify(g.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	g.wg.Add(1)
 	go g.loop()
@@ -257,22 +258,56 @@ func (g *guard) loop() {
 		case s := <-g.sigs:
 			sig := s.(syscall.Signal)
 			g.mu.Lock()
-			if sig != syscall.SIGINT && g.terminated == 0 {
+			first := sig != syscall.SIGINT && g.terminated == 0
+			if first {
 				g.terminated = int(sig)
 			}
 			if g.cancel != nil {
 				g.cancel()
 			}
-			sh, input := g.sh, g.input
+			sh := g.sh
 			g.mu.Unlock()
-			if input != nil && sig != syscall.SIGINT {
-				input.CloseWithError(errTerminated)
-			}
 			if sh != nil {
 				sh.Signal(sig)
 			}
+			if first && g.turn != nil {
+				g.wg.Add(1)
+				go g.terminate(sh, int(sig))
+			}
 		}
 	}
+}
+
+// terminate ends a session on SIGTERM or SIGHUP: once the shell has gone, the turn is closed
+// (recorded, providers stopped) between answers and the process exits with 128+n.
+func (g *guard) terminate(sh *interp.Shell, sig int) {
+	defer g.wg.Done()
+	if sh != nil {
+		select {
+		case <-sh.Exited():
+		case <-time.After(2 * time.Second):
+			sh.Signal(syscall.SIGKILL)
+			<-sh.Exited()
+		case <-g.done:
+			return
+		}
+	}
+	select {
+	case <-g.done: // the session ended on its own and closes the turn itself
+		return
+	default:
+	}
+	g.closeTurn(terminatedReason(sig))
+	os.Exit(128 + sig)
+}
+
+// closeTurn ends the turn once, between answers.
+func (g *guard) closeTurn(reason string) {
+	g.closeOnce.Do(func() {
+		g.turnMu.Lock()
+		g.turn.Close(reason)
+		// Keep the lock: no answer may start once the turn has ended.
+	})
 }
 
 func (g *guard) setShell(sh *interp.Shell) {
@@ -280,14 +315,6 @@ func (g *guard) setShell(sh *interp.Shell) {
 	g.sh = sh
 	g.mu.Unlock()
 }
-
-func (g *guard) setInput(w *io.PipeWriter) {
-	g.mu.Lock()
-	g.input = w
-	g.mu.Unlock()
-}
-
-var errTerminated = errors.New("terminated")
 
 func (g *guard) terminatedBy() int {
 	g.mu.Lock()
@@ -297,6 +324,8 @@ func (g *guard) terminatedBy() int {
 
 // answer runs one answer with a context that SIGINT, SIGTERM and SIGHUP cancel.
 func (g *guard) answer(f func(ctx context.Context) int) int {
+	g.turnMu.Lock()
+	defer g.turnMu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	g.mu.Lock()
