@@ -190,8 +190,12 @@ func (t *Turn) selectFamily() {
 	for _, id := range e.order {
 		all = append(all, e.provs[id].tools...)
 	}
-	for _, tl := range all {
-		_, _ = e.state.create(pinName(tl.id), []byte(tl.hash))
+	// One pin file per provider (a line per tool: name and definition hash): a family of
+	// 10,000 tools costs 20 files, not 10,000.
+	for _, id := range e.order {
+		if p := e.provs[id]; p.down == "" {
+			_, _ = e.state.create(pinsName(id), pinLines(p.tools))
+		}
 	}
 	mode := showMode(all)
 	created, err := e.state.create(familyFact, []byte(mode))
@@ -438,14 +442,45 @@ func (e *turnEnv) visible() []*tool {
 	return all
 }
 
+// pinLines is a provider's pin file: one "name hash" line per tool, sorted by name.
+func pinLines(tools []*tool) []byte {
+	lines := make([]string, 0, len(tools))
+	for _, tl := range tools {
+		lines = append(lines, tl.name+" "+tl.hash+"\n")
+	}
+	sort.Strings(lines)
+	return []byte(strings.Join(lines, ""))
+}
+
+// pin returns the hash a tool of the provider was pinned with; ok is false when the tool is
+// not part of this turn's family. Tool names hold no blank, so a line splits at its blank.
+func (e *turnEnv) pin(providerID, name string) (hash string, ok bool) {
+	pins, found := e.pins[providerID]
+	if !found {
+		b, exists, err := e.state.read(pinsName(providerID))
+		if err != nil || !exists {
+			return "", false
+		}
+		pins = map[string]string{}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if n, h, cut := strings.Cut(line, " "); cut {
+				pins[n] = h
+			}
+		}
+		e.pins[providerID] = pins
+	}
+	hash, ok = pins[name]
+	return hash, ok
+}
+
 // pinned reports whether the tool belongs to the turn's family (a pin exists for it).
 func (e *turnEnv) pinned(tl *tool) bool {
-	_, ok, err := e.state.read(pinName(tl.id))
-	return ok && err == nil
+	_, ok := e.pin(tl.prov.cfg.ID, tl.name)
+	return ok
 }
 
 // pinMatches compares the tool's current definition with its pin.
 func (e *turnEnv) pinMatches(tl *tool) bool {
-	b, ok, err := e.state.read(pinName(tl.id))
-	return err == nil && ok && strings.TrimSpace(string(b)) == tl.hash
+	h, ok := e.pin(tl.prov.cfg.ID, tl.name)
+	return ok && h == tl.hash
 }

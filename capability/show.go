@@ -202,7 +202,7 @@ func (t *Turn) lookup(target string) (*tool, string, string) {
 	}
 	tl := p.byName[name]
 	if tl == nil {
-		if _, pinned, _ := e.state.read(pinName(target)); pinned && validToolName(name) {
+		if _, pinned := e.pin(id, name); pinned && validToolName(name) {
 			return nil, CodeDefinitionChanged, fmt.Sprintf("%s: the tool is no longer listed by its provider", boundName(target))
 		}
 		return nil, CodeUnknown, unknown

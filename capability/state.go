@@ -31,7 +31,7 @@ type stateDir struct {
 }
 
 // Names of facts; the separator '@' occurs in neither provider ids nor tool names.
-func pinName(capID string) string       { return "pin@" + strings.Replace(capID, "/", "@", 1) }
+func pinsName(providerID string) string { return "pins@" + providerID }
 func describedName(capID string) string { return "described@" + strings.Replace(capID, "/", "@", 1) }
 func downName(id string) string         { return "unavailable@" + id }
 func saidName(what string) string       { return "said@" + what }

@@ -38,6 +38,8 @@ type turnEnv struct {
 
 	schemas map[string]*compiled // by hash of the schema's bytes
 
+	pins map[string]map[string]string // provider id -> tool name -> pinned hash, as read
+
 	closing sync.WaitGroup // providers being stopped in the background
 }
 
@@ -47,7 +49,7 @@ func (t *Turn) load() {
 		return
 	}
 	t.loaded = true
-	e := &turnEnv{s: t.s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
+	e := &turnEnv{s: t.s, provs: map[string]*prov{}, schemas: map[string]*compiled{}, pins: map[string]map[string]string{}}
 	t.env = e
 	e.red = audit.NewRedactor(nil)
 	switch {
