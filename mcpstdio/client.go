@@ -1,6 +1,7 @@
 package mcpstdio
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -150,14 +151,19 @@ func (c *Client) fault(stage string, err error) error {
 
 // decodePage appends a tools/list page to tools and returns its nextCursor ("" at the end).
 func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) {
-	res, err := object(raw)
-	if err != nil {
-		return "", err
+	// One decode for the page (a page may hold thousands of tools): the envelope's keys are
+	// matched exactly by object() below, tool by tool.
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return "", fmt.Errorf("not a JSON object: %s", snippet(raw))
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(res["tools"], &items); err != nil || items == nil {
+	var page struct {
+		Tools      []json.RawMessage `json:"tools"`
+		NextCursor json.RawMessage   `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil || page.Tools == nil {
 		return "", errors.New("result has no tools array")
 	}
+	items := page.Tools
 	if len(*tools)+len(items) > c.opts.MaxTools {
 		return "", fmt.Errorf("more than %d tools", c.opts.MaxTools)
 	}
@@ -175,7 +181,7 @@ func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) 
 		})
 	}
 	var next string
-	if rc := nonNull(res["nextCursor"]); rc != nil {
+	if rc := nonNull(page.NextCursor); rc != nil {
 		if err := json.Unmarshal(rc, &next); err != nil {
 			return "", fmt.Errorf("nextCursor is not a string: %s", snippet(rc))
 		}
