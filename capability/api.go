@@ -28,6 +28,7 @@ type Settings struct {
 	Inside       bool   // started inside a spear-shell's real shell: offer nothing, say why
 	Isolation    string // how the real shell runs, e.g. "bwrap", "none (SPEAR_ISOLATION=none)"
 	Isolated     bool
+	SchemaHelper string // the spear-shell-schema helper; "" = SchemaHelperName beside the running executable
 }
 
 // Answer codes (SPEC 5).

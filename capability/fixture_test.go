@@ -16,8 +16,9 @@ import (
 	"go.uber.org/goleak"
 )
 
-// fakeBin is testdata/fakeprovider, built once for the package's tests.
-var fakeBin string
+// fakeBin is testdata/fakeprovider and helperBin is cmd/spear-shell-schema, built once for the
+// package's tests.
+var fakeBin, helperBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "capability-test-")
@@ -30,6 +31,12 @@ func TestMain(m *testing.M) {
 	src := filepath.Join(filepath.Dir(self), "..", "testdata", "fakeprovider")
 	if out, err := exec.Command("go", "build", "-o", fakeBin, src).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build fakeprovider: %v\n%s", err, out)
+		os.Exit(2)
+	}
+	helperBin = filepath.Join(dir, SchemaHelperName)
+	src = filepath.Join(filepath.Dir(self), "..", "cmd", SchemaHelperName)
+	if out, err := exec.Command("go", "build", "-o", helperBin, src).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build %s: %v\n%s", SchemaHelperName, err, out)
 		os.Exit(2)
 	}
 	code := m.Run()
@@ -117,7 +124,7 @@ func (f *fixture) write(path string, v any) {
 
 func (f *fixture) settings() Settings {
 	return Settings{Getenv: func(k string) string { return f.env[k] }, Cwd: f.ws,
-		ManifestPath: f.manifest, Isolation: "none (test)", Isolated: false}
+		ManifestPath: f.manifest, Isolation: "none (test)", Isolated: false, SchemaHelper: helperBin}
 }
 
 // turn returns a new process's view of the turn, closed at the end of the test.

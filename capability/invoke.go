@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
@@ -181,17 +179,16 @@ func (e *turnEnv) checkOutput(tl *tool, structured json.RawMessage) string {
 	if s := strings.TrimSpace(string(structured)); s == "" || s == "null" {
 		return "the tool declares an outputSchema but returned no structuredContent"
 	}
-	sch, err := e.schema(tl.output)
-	if err != nil {
-		return "the tool's outputSchema cannot be used: " + clean(err.Error())
-	}
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(structured)))
+	v, err := decodeJSON(strings.NewReader(string(structured)))
 	if err != nil {
 		return "structuredContent is not JSON"
 	}
-	if err := sch.Validate(v); err != nil {
-		return strings.Replace(validationReason(err), "the arguments do not match the tool's inputSchema",
-			"structuredContent does not match the tool's outputSchema", 1)
+	unusable, leaves := e.validate(tl.output, v)
+	if unusable != "" {
+		return "the tool's outputSchema cannot be used: " + clean(unusable)
+	}
+	if len(leaves) > 0 {
+		return "structuredContent does not match the tool's outputSchema: " + joinLeaves(leaves)
 	}
 	return ""
 }

@@ -4,60 +4,64 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// compiled is a schema compiled once per process, by the hash of its bytes.
+// Schemas are checked in two tiers (docs/capabilities.md): the native validator for the subset
+// that MCP tools use, and the spear-shell-schema helper, which holds the schema library, for
+// every schema the native validator does not fully understand. Either way the verdict is the
+// library's; the helper failing fails the check closed.
+
+// compiled is a schema compiled once per turn, by the hash of its bytes; native is nil when
+// the schema is the helper's to judge.
 type compiled struct {
-	sch *jsonschema.Schema
-	err error
+	native *schemaNode
 }
 
-// noLoader refuses every external reference: a $ref to a file or a URL fails the schema
-// and is never fetched (SPEC 5).
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external reference %q is not loaded", url)
-}
-
-// schemaURL is where a schema is placed; relative references resolve under it and so
-// reach the loader, which refuses them.
-const schemaURL = "urn:spear-shell:schema"
-
-func (e *turnEnv) schema(raw json.RawMessage) (*jsonschema.Schema, error) {
+func (e *turnEnv) schema(raw json.RawMessage) *compiled {
 	sum := sha256.Sum256(raw)
 	key := string(sum[:])
 	if c, ok := e.schemas[key]; ok {
-		return c.sch, c.err
+		return c
 	}
-	c := &compiled{}
-	c.sch, c.err = compileSchema(raw)
+	// Whatever the native compiler rejects, for whatever reason, is the helper's to judge.
+	n, _ := compileNative(raw)
+	c := &compiled{native: n}
 	e.schemas[key] = c
-	return c.sch, c.err
+	return c
 }
 
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+// validate checks v against the schema raw. unusable says why the schema cannot be used;
+// otherwise leaves lists the failures (none: valid), each "at <pointer>: <what>".
+func (e *turnEnv) validate(raw json.RawMessage, v any) (unusable string, leaves []string) {
+	if c := e.schema(raw); c.native != nil {
+		return "", c.native.validate(v)
+	}
+	path, err := helperPath(e.s.SchemaHelper)
 	if err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+		return "the schema checker cannot run: " + err.Error(), nil
 	}
-	comp := jsonschema.NewCompiler()
-	comp.UseLoader(noLoader{})
-	comp.DefaultDraft(jsonschema.Draft2020)
-	if err := comp.AddResource(schemaURL, doc); err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+	a, err := helperAt(path).check(raw, encodeExact(v))
+	switch {
+	case err != nil:
+		return "the schema checker cannot run: " + err.Error(), nil
+	case a.Unusable != "":
+		return a.Unusable, nil
+	case a.OK:
+		return "", nil
 	}
-	sch, err := comp.Compile(schemaURL)
-	if err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+	return "", a.Errors
+}
+
+// schemaProblem says why the schema raw cannot be used, or "" when it can.
+func (e *turnEnv) schemaProblem(raw json.RawMessage) string {
+	if e.schema(raw).native != nil {
+		return ""
 	}
-	return sch, nil
+	unusable, _ := e.validate(raw, nil)
+	return unusable
 }
 
 // declaredNames are the keys of the input schema's top-level "properties".
@@ -78,7 +82,7 @@ func declaredNames(input json.RawMessage) map[string]bool {
 // against inputSchema.properties, validates them, and re-encodes the validated value.
 // reason is empty on success and otherwise says what to fix, with JSON pointers.
 func (e *turnEnv) checkArguments(tl *tool, text string) (forward json.RawMessage, reason string) {
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	v, err := decodeJSON(strings.NewReader(text))
 	if err != nil {
 		return nil, "the arguments are not JSON: " + err.Error()
 	}
@@ -115,12 +119,12 @@ func (e *turnEnv) checkArguments(tl *tool, text string) (forward json.RawMessage
 		return nil, fmt.Sprintf("argument %s is not declared in the tool's inputSchema properties (declared: %s)",
 			strings.Join(q, ", "), allowed)
 	}
-	sch, err := e.schema(tl.input)
-	if err != nil {
-		return nil, "the tool's schema cannot be used: " + clean(err.Error())
+	unusable, leaves := e.validate(tl.input, v)
+	if unusable != "" {
+		return nil, "the tool's schema cannot be used: " + clean(unusable)
 	}
-	if err := sch.Validate(v); err != nil {
-		return nil, validationReason(err)
+	if len(leaves) > 0 {
+		return nil, "the arguments do not match the tool's inputSchema: " + joinLeaves(leaves)
 	}
 	return encodeExact(v), ""
 }
@@ -136,43 +140,16 @@ func encodeExact(v any) json.RawMessage {
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
-// validationReason lists the leaf errors, each with the JSON pointer of the value.
-func validationReason(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return "the arguments do not match the tool's inputSchema: " + clean(err.Error())
-	}
-	var leaves []string
-	var walk func(*jsonschema.ValidationError)
-	walk = func(v *jsonschema.ValidationError) {
-		if len(v.Causes) == 0 {
-			leaves = append(leaves, leafMessage(v))
-			return
-		}
-		for _, c := range v.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	const max = 5
+// joinLeaves names at most maxErrorLeaves failures, cleaned, and how many more there are.
+func joinLeaves(leaves []string) string {
 	more := ""
-	if len(leaves) > max {
-		more = fmt.Sprintf(" (and %d more)", len(leaves)-max)
-		leaves = leaves[:max]
+	if len(leaves) > maxErrorLeaves {
+		more = fmt.Sprintf(" (and %d more)", len(leaves)-maxErrorLeaves)
+		leaves = leaves[:maxErrorLeaves]
 	}
-	return "the arguments do not match the tool's inputSchema: " + strings.Join(leaves, "; ") + more
-}
-
-func leafMessage(v *jsonschema.ValidationError) string {
-	// The library formats a lone error as "at '<ptr>': <message>"; keep the message, say the pointer our way.
-	msg := (&jsonschema.ValidationError{ErrorKind: v.ErrorKind}).Error()
-	msg = strings.TrimPrefix(msg, "at '': ")
-	ptr := ""
-	for _, tok := range v.InstanceLocation {
-		ptr += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+	shown := make([]string, len(leaves))
+	for i, l := range leaves {
+		shown[i] = clean(l)
 	}
-	if ptr == "" {
-		return "at the top level: " + clean(msg)
-	}
-	return "at " + clean(ptr) + ": " + clean(msg)
+	return strings.Join(shown, "; ") + more
 }

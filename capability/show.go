@@ -170,8 +170,8 @@ func (e *turnEnv) describeOne(a *answer, tl *tool) {
 		a.printf("description: none\n")
 	}
 	a.printf("input schema:\n%s\n", indent(prettyJSON(tl.input), "  "))
-	if _, err := e.schema(tl.input); err != nil {
-		a.printf("  (this schema cannot be used, so every invocation is refused: %s)\n", clean(err.Error()))
+	if why := e.schemaProblem(tl.input); why != "" {
+		a.printf("  (this schema cannot be used, so every invocation is refused: %s)\n", clean(why))
 	}
 	if tl.output != nil {
 		a.printf("output schema:\n%s\n", indent(prettyJSON(tl.output), "  "))

@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 )
-
-var turnRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
 // LoadManifest reads and validates the turn manifest (SPEC 2.4) strictly: unknown
 // keys, duplicate keys, wrong types and bad values are errors (a *Problem naming the
@@ -37,7 +34,7 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 	bad := func(key, format string, args ...any) error {
 		return &Problem{File: file, Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
 	}
-	match := func(re *regexp.Regexp) func(string) string {
+	match := func(re namePattern) func(string) string {
 		return func(s string) string {
 			if !re.MatchString(s) {
 				return "must match " + re.String()[1:len(re.String())-1]

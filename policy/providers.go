@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
-
-var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // MinSecretLen is the length from which an env value counts as a secret (SPEC 7).
 const MinSecretLen = 6
@@ -202,8 +199,6 @@ func parseProviderKey(e *entry, p *Provider, m member, dirs []string, secrets ma
 		e.bad(m.key, "unknown key")
 	}
 }
-
-var toolNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // parseEnv validates env. Messages name variables, never values; every string value
 // long enough to be a secret is recorded even when the entry is rejected.

@@ -4,13 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
-)
-
-var (
-	nameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-	idRe   = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 )
 
 // ParseScope parses a scope value: `global`, `corpus a[, b ...]`, `family x[, y ...]`

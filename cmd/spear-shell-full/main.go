@@ -54,6 +54,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		ManifestPath: manifest,
 		Session:      a.Own == "" && a.Mode == interp.ModeSession,
 		Inside:       interp.InsideBoundary(os.Getenv),
+		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
 	}
 	if rsErr != nil {
 		settings.Isolation = "unavailable: " + rsErr.Error()
