@@ -268,9 +268,7 @@ func (c *nativeCompiler) keyword(n *schemaNode, k string, v any, ptr string, top
 		if !ok {
 			return bad("a non-negative integer")
 		}
-		*map[string]*int{"minLength": &n.minLength, "maxLength": &n.maxLength, "minItems": &n.minItems,
-			"maxItems": &n.maxItems, "minContains": &n.minContains, "maxContains": &n.maxContains,
-			"minProperties": &n.minProps, "maxProperties": &n.maxProps}[k] = i
+		*n.countField(k) = i
 	case "pattern":
 		s, ok := v.(string)
 		if !ok {
@@ -312,7 +310,16 @@ func (c *nativeCompiler) keyword(n *schemaNode, k string, v any, ptr string, top
 				return err
 			}
 		}
-		*map[string]*[]*schemaNode{"prefixItems": &n.prefixItems, "allOf": &n.allOf, "anyOf": &n.anyOf, "oneOf": &n.oneOf}[k] = list
+		switch k {
+		case "prefixItems":
+			n.prefixItems = list
+		case "allOf":
+			n.allOf = list
+		case "anyOf":
+			n.anyOf = list
+		default:
+			n.oneOf = list
+		}
 	case "properties":
 		n.properties = map[string]*schemaNode{}
 		err = c.schemaMap(v, ptr, k, bad, func(name string, s *schemaNode) error {
@@ -356,6 +363,27 @@ func (c *nativeCompiler) keyword(n *schemaNode, k string, v any, ptr string, top
 		// Unknown keywords are ignored, as the library ignores them.
 	}
 	return err
+}
+
+// countField is where a count keyword is kept.
+func (n *schemaNode) countField(k string) *int {
+	switch k {
+	case "minLength":
+		return &n.minLength
+	case "maxLength":
+		return &n.maxLength
+	case "minItems":
+		return &n.minItems
+	case "maxItems":
+		return &n.maxItems
+	case "minContains":
+		return &n.minContains
+	case "maxContains":
+		return &n.maxContains
+	case "minProperties":
+		return &n.minProps
+	}
+	return &n.maxProps
 }
 
 // schemaMap compiles an object whose values are schemas, in key order.
@@ -437,15 +465,23 @@ func stringSet(v any) ([]string, error) {
 // rather than expanded here.
 const maxExponent = 400
 
-// number reads a JSON number exactly.
+// maxValueExponent bounds the exponent of a number in a value: expanding 1e999999999 exactly
+// would take minutes and gigabytes, so such a number fails any check that compares it.
+const maxValueExponent = 10000
+
+// number reads a JSON number in a schema exactly.
 func number(v any) (*big.Rat, bool) {
 	s, ok := v.(json.Number)
 	if !ok {
 		return nil, false
 	}
+	return exact(s, maxExponent)
+}
+
+func exact(s json.Number, limit int) (*big.Rat, bool) {
 	if i := strings.IndexAny(string(s), "eE"); i >= 0 {
 		e, err := strconv.Atoi(strings.TrimPrefix(string(s[i+1:]), "+"))
-		if err != nil || e > maxExponent || e < -maxExponent {
+		if err != nil || e > limit || e < -limit {
 			return nil, false
 		}
 	}
@@ -773,9 +809,9 @@ func (c checker) num(n *schemaNode, x json.Number, at []string) bool {
 	if n.minimum == nil && n.maximum == nil && n.exclMin == nil && n.exclMax == nil && n.multipleOf == nil {
 		return true
 	}
-	r, good := new(big.Rat).SetString(string(x))
+	r, good := exact(x, maxValueExponent)
 	if !good {
-		return c.fail(at, "%s is not a number", x)
+		return c.fail(at, "%s is too large to compare exactly", x)
 	}
 	ok := true
 	if n.minimum != nil && r.Cmp(n.minimum) < 0 {
@@ -916,7 +952,7 @@ func typeMatches(set uint8, v any) bool {
 		return true
 	}
 	if b == tNumber && set&tInteger != 0 {
-		r, ok := new(big.Rat).SetString(string(v.(json.Number)))
+		r, ok := exact(v.(json.Number), maxValueExponent)
 		return ok && r.IsInt()
 	}
 	return false
@@ -956,8 +992,8 @@ func jsonEqual(a, b any) bool {
 		if x == y {
 			return true
 		}
-		rx, ok1 := new(big.Rat).SetString(string(x))
-		ry, ok2 := new(big.Rat).SetString(string(y))
+		rx, ok1 := exact(x, maxValueExponent)
+		ry, ok2 := exact(y, maxValueExponent)
 		return ok1 && ok2 && rx.Cmp(ry) == 0
 	case nil:
 		return b == nil

@@ -150,6 +150,9 @@ func TestValidateNative(t *testing.T) {
 		{`{"not":{"$ref":"#"}}`, `1`, true, ""},
 		{`{"type":"string","$ref":"#"}`, `1`, false, "want string"},
 		{`{"$defs":{"a~b":{"type":"null"},"c/d":{"type":"null"}},"allOf":[{"$ref":"#/$defs/a~0b"},{"$ref":"#/$defs/c~1d"}]}`, `null`, true, ""},
+		// A number too large to expand exactly fails every comparison instead of taking minutes.
+		{`{"type":"integer"}`, `1e999999999`, false, "want integer"},
+		{`{"maximum":1}`, `1e-999999999`, false, "too large to compare exactly"},
 		// Pointers name the failing value, escaped.
 		{`{"properties":{"a/b":{"type":"null"},"c~d":{"type":"null"}}}`, `{"a/b":1}`, false, "at /a~1b: "},
 	}
@@ -165,6 +168,9 @@ func TestValidateNative(t *testing.T) {
 		}
 		if !c.valid && c.leaf != "" && (len(leaves) == 0 || !strings.Contains(strings.Join(leaves, "; "), c.leaf)) {
 			t.Errorf("%s on %s: failures %q lack %q", c.schema, c.instance, leaves, c.leaf)
+		}
+		if strings.Contains(c.instance, "e999999999") || strings.Contains(c.instance, "e-999999999") {
+			continue // the library would expand the number
 		}
 		if usable, lib := libraryVerdict(t, c.schema, c.instance); !usable || lib != valid {
 			t.Errorf("%s on %s: native %v, library usable %v valid %v", c.schema, c.instance, valid, usable, lib)
