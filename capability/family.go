@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -67,12 +68,18 @@ func validToolName(s string) bool {
 	return true
 }
 
+// isJSONObject: the value comes from a message that was decoded whole, so it is valid JSON
+// and its first byte says what it is.
 func isJSONObject(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
-	return len(t) > 0 && t[0] == '{' && json.Valid(t)
+	return len(t) > 0 && t[0] == '{'
 }
 
+// compactJSON removes insignificant blanks; most servers send compact JSON, which is kept as is.
 func compactJSON(raw json.RawMessage) json.RawMessage {
+	if !bytes.ContainsAny(raw, " \t\r\n") {
+		return raw
+	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return raw
@@ -80,19 +87,17 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// definitionHash pins name, description, input and output schema.
+// definitionHash pins name, description, input and output schema: SHA-256 over the four,
+// each preceded by its length so that no two definitions share an encoding.
 func definitionHash(name, desc string, in, out json.RawMessage) string {
-	if out == nil {
-		out = json.RawMessage("null")
+	h := sha256.New()
+	var n [8]byte
+	for _, part := range [][]byte{[]byte(name), []byte(desc), in, out} {
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write(part)
 	}
-	b, _ := json.Marshal(struct {
-		Name   string          `json:"name"`
-		Desc   string          `json:"description"`
-		Input  json.RawMessage `json:"inputSchema"`
-		Output json.RawMessage `json:"outputSchema"`
-	}{name, desc, in, out})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 type rejectedTool struct{ name, reason string }
