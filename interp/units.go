@@ -47,6 +47,9 @@ func (u *UnitReader) Next() (string, error) {
 		if !w.mayEnd(line) {
 			continue
 		}
+		if unit.Len() == len(line) && simpleLine(line) {
+			return line, nil
+		}
 		var done bool
 		done, w = complete(unit.String())
 		if done {
