@@ -550,8 +550,7 @@ func commandName(src string) bool {
 		return false
 	}
 	found, corrected := false, false
-	var visit func(n syntax.Node) bool
-	visit = func(n syntax.Node) bool {
+	visit := func(n syntax.Node) bool {
 		// Comments ending in a backslash are where Analyze corrects mvdan.
 		if c, ok := n.(*syntax.Comment); ok && strings.HasSuffix(c.Text, "\\\n") {
 			corrected = true

@@ -67,7 +67,6 @@ type Shell struct {
 	batch     strings.Builder // queued units, not yet sent
 	info      *os.File        // bwrap's info pipe, nil when unconfined
 	child     int             // the sandboxed group's leader, once read from info
-	mu        sync.Mutex
 	readers   sync.WaitGroup
 }
 
