@@ -19,6 +19,16 @@ type RealShell struct {
 	Dir      string    // working directory
 	Boundary *Boundary // nil: unconfined
 	Note     string    // how it is confined, for --check, --context and turn_started
+	masks    func() Masks
+}
+
+// boundary returns the boundary with its masks computed, once.
+func (rs *RealShell) boundary() *Boundary {
+	if rs.masks != nil {
+		rs.Boundary.Masks = rs.masks()
+		rs.masks = nil
+	}
+	return rs.Boundary
 }
 
 // IsolationRequiredFix is what a user must do when SPEAR_ISOLATION=bwrap cannot be honoured.
@@ -66,11 +76,13 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 	}
 	rs.Boundary = &Boundary{
 		Bwrap:      bwrap,
-		Masks:      CheapMasks(getenv, manifest),
 		StubDir:    stubDir,
 		StubTarget: self,
 		Dir:        dir,
 	}
+	// The masks are computed when a shell is about to start: an input of answers alone
+	// starts none and need not read the manifest for them.
+	rs.masks = func() Masks { return CheapMasks(getenv, manifest) }
 	rs.Note = "bwrap"
 	return rs, nil
 }
@@ -80,7 +92,7 @@ func (rs *RealShell) Argv(argv []string) []string {
 	if rs.Boundary == nil {
 		return argv
 	}
-	return rs.Boundary.Args(argv)
+	return rs.boundary().Args(argv)
 }
 
 // Isolated tells whether the real shell runs inside the boundary.
@@ -145,7 +157,7 @@ func (rs *RealShell) startBoundary(argv []string, stdin *os.File) (*exec.Cmd, *o
 	if err != nil {
 		return nil, nil, fmt.Errorf("boundary: %w", err)
 	}
-	full := rs.Boundary.Args(argv)
+	full := rs.boundary().Args(argv)
 	// fd 3 in bwrap is the info pipe; bwrap does not pass it on.
 	full = append([]string{full[0], "--info-fd", "3"}, full[1:]...)
 	if stdin == nil {

@@ -43,6 +43,8 @@ type ShellConfig struct {
 	OwnGroup bool
 	// TrapInterrupt keeps the shell alive when SIGINT stops a command (a session goes on).
 	TrapInterrupt bool
+	// Tracing says the shell starts with xtrace or verbose on (-x, -v).
+	Tracing bool
 	// Boundary says Argv is a bwrap command line: signals then go to the sandboxed group, whose
 	// pid bwrap reports on an info pipe.
 	Boundary bool
@@ -65,6 +67,7 @@ type Shell struct {
 	// groupTail closes the group a unit is sent in (see the package comment above).
 	groupTail string
 	batch     strings.Builder // queued units, not yet sent
+	tracing   bool            // xtrace or verbose is on, as far as we know: send units as script text
 	info      *os.File        // bwrap's info pipe, nil when unconfined
 	child     int             // the sandboxed group's leader, once read from info
 	readers   sync.WaitGroup
@@ -134,7 +137,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	scriptR.Close()
 	replyW.Close()
-	s := &Shell{cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR}
+	s := &Shell{cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, tracing: cfg.Tracing}
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()
@@ -164,7 +167,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	if cfg.TrapInterrupt {
 		init += "; trap : INT"
 	}
-	s.write(init + "\n")
+	s.write(quiet(init))
 	s.stdinRedirect(cfg.Terminal != nil)
 	return s, nil
 }
@@ -188,26 +191,37 @@ func (s *Shell) write(text string) {
 	}
 }
 
-// Forward queues one unit (whole commands) for the shell. Units queued together are sent as one
-// group by Flush: bash reads a pipe one byte at a time, so every byte spared per unit counts.
+// Forward queues one unit (whole commands) for the shell; Flush sends what is queued.
 func (s *Shell) Forward(unit string) {
 	s.flushStatus()
-	if s.batch.Len() == 0 {
-		s.batch.WriteString("{ ")
-	}
 	s.batch.WriteString(strings.TrimSuffix(unit, "\n"))
 	s.batch.WriteByte('\n')
 	s.dirty = true
 }
 
-// Flush sends the queued units without waiting for them to run.
+// batchPrelude starts every batch read as data: it removes the two variables the batch line
+// used and gives the batch the $? the shell had before it, without tripping set -e.
+const batchPrelude = "unset __spear_b; . /dev/stdin <<__SPEAR_STATUS__ && :\n" +
+	"unset __spear_s; return $__spear_s\n__SPEAR_STATUS__\n"
+
+// Flush sends the queued units without waiting for them to run. bash reads its script from a
+// pipe one byte at a time, so a batch is sent as data: a short line makes bash read the batch
+// with one `read -N` and run it with eval, in the group that gives it /dev/null as stdin. Under
+// xtrace or verbose (whose output would show that plumbing), or for text holding a NUL byte (which
+// no variable can hold), the units are sent as script text in the group instead.
 func (s *Shell) Flush() {
 	if s.batch.Len() == 0 {
 		return
 	}
-	s.batch.WriteString(s.groupTail[1:])
-	s.write(s.batch.String())
+	body := s.batch.String()
 	s.batch.Reset()
+	if s.tracing || strings.IndexByte(body, 0) >= 0 {
+		s.write("{ " + body + s.groupTail[1:])
+		return
+	}
+	payload := batchPrelude + body
+	s.write("__spear_s=$?; IFS= LC_ALL=C read -r -N " + strconv.Itoa(len(payload)) +
+		" __spear_b; { eval \"$__spear_b\"" + s.groupTail + payload)
 }
 
 // SetStatus makes $? equal code before the next forwarded command, as if the answer had been a
@@ -228,12 +242,12 @@ func (s *Shell) flushStatus() {
 	switch {
 	case s.status < 0:
 	case s.status == 0:
-		s.write(":\n")
+		s.write(quiet(":"))
 	case s.restore:
 		// A failure on the left of && never triggers set -e.
-		s.write(". /dev/stdin <<<'return " + strconv.Itoa(s.status) + "' && :\n")
+		s.write(quiet(". /dev/stdin <<<'return " + strconv.Itoa(s.status) + "' && :"))
 	default:
-		s.write(". /dev/stdin <<<'return " + strconv.Itoa(s.status) + "'\n")
+		s.write(quiet(". /dev/stdin <<<'return " + strconv.Itoa(s.status) + "'"))
 	}
 	s.status = -1
 }
@@ -249,7 +263,7 @@ func (s *Shell) Sync() bool {
 	token := "S" + strconv.Itoa(s.seq)
 	// printf is a builtin: the reply fd is never seen by a child process. The reply carries $?,
 	// which printf itself resets, so that it can be restored before the next command.
-	s.write("printf '%s %d\\n' " + token + " \"$?\" >&" + strconv.Itoa(replyFD) + "\n")
+	s.write(quiet("printf '%s %d %s\\n' " + token + " \"$?\" \"$-\" >&" + strconv.Itoa(replyFD)))
 	for {
 		select {
 		case line, ok := <-s.replies:
@@ -259,9 +273,11 @@ func (s *Shell) Sync() bool {
 			}
 			if rest, found := strings.CutPrefix(line, token+" "); found {
 				s.dirty = false
-				if n, err := strconv.Atoi(rest); err == nil && n != 0 {
+				status, flags, _ := strings.Cut(rest, " ")
+				if n, err := strconv.Atoi(status); err == nil && n != 0 {
 					s.status, s.restore = n, true
 				}
+				s.tracing = strings.ContainsAny(flags, "xv")
 				return true
 			}
 		case <-s.exited:
@@ -330,4 +346,10 @@ func exitStatus(ps *os.ProcessState) int {
 		return 128 + int(ws.Signal())
 	}
 	return ps.ExitCode()
+}
+
+// quiet makes a line of spear-shell's own plumbing: its xtrace output (set -x) goes nowhere.
+// A group keeps exec's redirections and the status of what it runs, set -e included.
+func quiet(commands string) string {
+	return "{ " + commands + "; } 2>/dev/null\n"
 }

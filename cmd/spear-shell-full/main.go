@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -179,6 +178,7 @@ func startShell(a interp.Args, rs *interp.RealShell, stdout, stderr *os.File, se
 		Stdout:        stdout,
 		Stderr:        stderr,
 		TrapInterrupt: session,
+		Tracing:       bashOption(a.Options, 'x', "xtrace") || bashOption(a.Options, 'v', "verbose"),
 		Boundary:      rs.Isolated(),
 	}
 	if a.HasName {
@@ -207,16 +207,33 @@ func onlyAnswers(an interp.Analysis) bool {
 }
 
 // errexit tells whether bash's options include -e (or -o errexit).
-func errexit(opts []string) bool {
-	for i, o := range opts {
-		if len(o) > 1 && o[0] == '-' && o[1] != '-' && strings.ContainsRune(o[1:], 'e') && !strings.ContainsAny(o[1:], "oO") {
-			return true
+func errexit(opts []string) bool { return bashOption(opts, 'e', "errexit") }
+
+// bashOption tells whether bash's options turn on the option with this letter or -o name.
+// Options are read in order, so a later +x or +o turns it off again.
+func bashOption(opts []string, letter rune, name string) bool {
+	on := false
+	for i := 0; i < len(opts); i++ {
+		o := opts[i]
+		if len(o) < 2 || (o[0] != '-' && o[0] != '+') || o[1] == '-' {
+			continue
 		}
-		if o == "-o" && i+1 < len(opts) && opts[i+1] == "errexit" {
-			return true
+		for _, c := range o[1:] {
+			switch c {
+			case letter:
+				on = o[0] == '-'
+			case 'o', 'O':
+				// -o takes the next argument; ParseArgs keeps it right after.
+				if i+1 < len(opts) {
+					i++
+					if c == 'o' && opts[i] == name {
+						on = o[0] == '-'
+					}
+				}
+			}
 		}
 	}
-	return slices.Contains(opts, "-e")
+	return on
 }
 
 func isTerminal(f *os.File) bool {
