@@ -52,6 +52,8 @@ type tool struct {
 	output json.RawMessage // compact; nil when absent
 	class  string          // from the configuration only
 	hash   string          // pin of the definition
+
+	declared map[string]bool // the input schema's top-level property names, once known
 }
 
 // validToolName is [A-Za-z0-9_.-]{1,128} (SPEC 2.6).

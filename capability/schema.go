@@ -90,7 +90,10 @@ func (e *turnEnv) checkArguments(tl *tool, text string) (forward json.RawMessage
 	if !ok {
 		return nil, "the arguments must be one JSON object"
 	}
-	declared := declaredNames(tl.input)
+	if tl.declared == nil {
+		tl.declared = declaredNames(tl.input) // a session invokes a tool many times
+	}
+	declared := tl.declared
 	var undeclared []string
 	for k := range obj {
 		if !declared[k] {
