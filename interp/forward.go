@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -141,58 +140,51 @@ func (rs *RealShell) Exec(argv0 string, args []string) error {
 		argv := append([]string{argv0}, args...)
 		return fmt.Errorf("real shell: %w", syscall.Exec(rs.Path, argv, rs.Env))
 	}
-	cmd, info, err := rs.startBoundary(append([]string{rs.Path}, args...), nil)
+	// The -c fast path: a bare fork and exec (os/exec would probe pidfd support with a process of
+	// its own first), bwrap's info pipe on fd 3.
+	infoR, infoW, err := os.Pipe()
 	if err != nil {
-		return err
+		return fmt.Errorf("boundary: %w", err)
 	}
-	code := waitForwarding(cmd, info)
-	os.Exit(code)
+	full := rs.boundary().Args(append([]string{rs.Path}, args...))
+	full = append([]string{full[0], "--info-fd", "3"}, full[1:]...)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	pid, err := syscall.ForkExec(full[0], full, &syscall.ProcAttr{
+		Dir: rs.Dir, Env: rs.Env, Files: []uintptr{0, 1, 2, infoW.Fd()},
+	})
+	infoW.Close()
+	if err != nil {
+		infoR.Close()
+		return fmt.Errorf("boundary: %s: %w", full[0], err)
+	}
+	os.Exit(waitForwarding(pid, infoR, sigs))
 	return nil
 }
 
-// startBoundary starts bwrap around argv with the given stdin (nil: ours), asking it to report the
-// sandboxed command's pid on an info pipe.
-func (rs *RealShell) startBoundary(argv []string, stdin *os.File) (*exec.Cmd, *os.File, error) {
-	infoR, infoW, err := os.Pipe()
-	if err != nil {
-		return nil, nil, fmt.Errorf("boundary: %w", err)
-	}
-	full := rs.boundary().Args(argv)
-	// fd 3 in bwrap is the info pipe; bwrap does not pass it on.
-	full = append([]string{full[0], "--info-fd", "3"}, full[1:]...)
-	if stdin == nil {
-		stdin = os.Stdin
-	}
-	cmd := &exec.Cmd{
-		Path: full[0], Args: full, Env: rs.Env, Dir: rs.Dir,
-		Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		ExtraFiles: []*os.File{infoW},
-	}
-	if err := cmd.Start(); err != nil {
-		infoR.Close()
-		infoW.Close()
-		return nil, nil, fmt.Errorf("boundary: %w", err)
-	}
-	infoW.Close()
-	return cmd, infoR, nil
-}
-
-// waitForwarding waits for a bwrap child, passing signals on to the sandboxed command's group.
-func waitForwarding(cmd *exec.Cmd, info *os.File) int {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
+// waitForwarding waits for the bwrap child pid, passing signals on to the sandboxed command's
+// group, and returns its exit status as a shell reports it.
+func waitForwarding(pid int, info *os.File, sigs chan os.Signal) int {
+	done := make(chan syscall.WaitStatus, 1)
 	go func() {
-		_ = cmd.Wait()
-		close(done)
+		var ws syscall.WaitStatus
+		for {
+			_, err := syscall.Wait4(pid, &ws, 0, nil)
+			if err != syscall.EINTR {
+				break
+			}
+		}
+		done <- ws
 	}()
 	child := 0
 	for {
 		select {
-		case <-done:
+		case ws := <-done:
 			info.Close()
-			return exitStatus(cmd.ProcessState)
+			if ws.Signaled() {
+				return 128 + int(ws.Signal())
+			}
+			return ws.ExitStatus()
 		case sig := <-sigs:
 			if child == 0 {
 				child = readChildPid(info)
@@ -201,7 +193,7 @@ func waitForwarding(cmd *exec.Cmd, info *os.File) int {
 				// --new-session made the sandboxed command the leader of its own group.
 				_ = syscall.Kill(-child, sig.(syscall.Signal))
 			} else {
-				_ = cmd.Process.Signal(sig)
+				_ = syscall.Kill(pid, sig.(syscall.Signal))
 			}
 		}
 	}
