@@ -52,6 +52,11 @@ func RunSession(r io.Reader, sh *Shell, h Handlers) int {
 			case Forward:
 				if hasCommands(unit) {
 					sh.Forward(unit)
+					// A command of a terminal session reads the terminal: the next line is
+					// not read until it has finished, as bash does.
+					if sh.terminal && !sh.Sync() {
+						return sh.Close()
+					}
 				}
 			case Refuse:
 				if !sh.Sync() {

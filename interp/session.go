@@ -68,6 +68,7 @@ type Shell struct {
 	groupTail string
 	batch     strings.Builder // queued units, not yet sent
 	tracing   bool            // xtrace or verbose is on, as far as we know: send units as script text
+	terminal  bool            // forwarded commands read the terminal the session is read from
 	info      *os.File        // bwrap's info pipe, nil when unconfined
 	child     int             // the sandboxed group's leader, once read from info
 	readers   sync.WaitGroup
@@ -137,7 +138,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	scriptR.Close()
 	replyW.Close()
-	s := &Shell{cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, tracing: cfg.Tracing}
+	s := &Shell{cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, tracing: cfg.Tracing, terminal: cfg.Terminal != nil}
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()
