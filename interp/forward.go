@@ -15,7 +15,7 @@ import (
 type RealShell struct {
 	Path     string    // the real shell (SPEAR_REAL_SHELL, default /bin/bash)
 	Env      []string  // its environment: no SPEAR_*, the stub first on PATH
-	Dir      string    // working directory
+	Dir      string    // working directory ("": this process's)
 	Boundary *Boundary // nil: unconfined
 	Note     string    // how it is confined, for --check, --context and turn_started
 	masks    func() Masks
@@ -26,6 +26,9 @@ func (rs *RealShell) boundary() *Boundary {
 	if rs.masks != nil {
 		rs.Boundary.Masks = rs.masks()
 		rs.masks = nil
+		if dir, err := os.Getwd(); err == nil {
+			rs.Boundary.Dir = dir // the same working directory inside
+		}
 	}
 	return rs.Boundary
 }
@@ -41,11 +44,6 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 	if rs.Path == "" {
 		rs.Path = "/bin/bash"
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("real shell: %w", err)
-	}
-	rs.Dir = dir
 	parent := StateParent(getenv)
 	stubDir, err := EnsureStub(parent, self)
 	if err != nil {
@@ -77,7 +75,6 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 		Bwrap:      bwrap,
 		StubDir:    stubDir,
 		StubTarget: self,
-		Dir:        dir,
 	}
 	// The masks are computed when a shell is about to start: an input of answers alone
 	// starts none and need not read the manifest for them.
@@ -97,13 +94,10 @@ func (rs *RealShell) Argv(argv []string) []string {
 // Isolated tells whether the real shell runs inside the boundary.
 func (rs *RealShell) Isolated() bool { return rs.Boundary != nil }
 
-// Executable is the absolute path of the running binary, resolved through symlinks.
+// Executable is the absolute path of the running binary. On Linux it comes from /proc/self/exe,
+// which the kernel keeps resolved through symlinks.
 func Executable() (string, error) {
-	p, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(p)
+	return os.Executable()
 }
 
 // RefuseStub is the answer of the binary run under the name spear-capability: inside the real
@@ -118,12 +112,13 @@ func IsStub(argv0 string) bool {
 	return filepath.Base(argv0) == StubName
 }
 
-var errNoShell = errors.New("real shell: not found")
+// ErrNoShell: the real shell does not exist (exit 127, as a shell reports a missing command).
+var ErrNoShell = errors.New("real shell: not found")
 
 // checkShell gives a clear error when the real shell is missing, as a shell user would want.
 func (rs *RealShell) checkShell() error {
 	if fi, err := os.Stat(rs.Path); err != nil || fi.IsDir() {
-		return fmt.Errorf("%w: %s (set SPEAR_REAL_SHELL)", errNoShell, rs.Path)
+		return fmt.Errorf("%w: %s (set SPEAR_REAL_SHELL)", ErrNoShell, rs.Path)
 	}
 	return nil
 }
@@ -133,12 +128,16 @@ func (rs *RealShell) checkShell() error {
 // passes SIGINT, SIGTERM and SIGHUP on to the command inside, and exits with its status. It
 // returns only on error.
 func (rs *RealShell) Exec(argv0 string, args []string) error {
-	if err := rs.checkShell(); err != nil {
-		return err
-	}
 	if rs.Boundary == nil {
 		argv := append([]string{argv0}, args...)
-		return fmt.Errorf("real shell: %w", syscall.Exec(rs.Path, argv, rs.Env))
+		err := syscall.Exec(rs.Path, argv, rs.Env)
+		if cerr := rs.checkShell(); cerr != nil {
+			return cerr
+		}
+		return fmt.Errorf("real shell: %w", err)
+	}
+	if err := rs.checkShell(); err != nil {
+		return err
 	}
 	// The -c fast path: a bare fork and exec (os/exec would probe pidfd support with a process of
 	// its own first), bwrap's info pipe on fd 3.

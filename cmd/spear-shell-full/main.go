@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -93,6 +94,9 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	}
 	err = rs.Exec(argv[0], a.Bash)
 	fmt.Fprintf(stderr, "spear-shell: %v\n", err)
+	if errors.Is(err, interp.ErrNoShell) {
+		return 127
+	}
 	return 126
 }
 

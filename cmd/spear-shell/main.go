@@ -6,6 +6,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,6 +66,9 @@ func forward(argv0 string, a interp.Args) int {
 		err = rs.Exec(argv0, a.Bash)
 	}
 	fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
+	if errors.Is(err, interp.ErrNoShell) {
+		return 127
+	}
 	return 126
 }
 
