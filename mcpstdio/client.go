@@ -1,7 +1,6 @@
 package mcpstdio
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -147,46 +146,6 @@ func (c *Client) fault(stage string, err error) error {
 	e := &ProtocolError{Stage: stage, Err: err}
 	c.breakWith(e)
 	return e
-}
-
-// decodePage appends a tools/list page to tools and returns its nextCursor ("" at the end).
-func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) {
-	// One decode for the page (a page may hold thousands of tools): the envelope's keys are
-	// matched exactly by object() below, tool by tool.
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		return "", fmt.Errorf("not a JSON object: %s", snippet(raw))
-	}
-	var page struct {
-		Tools      []json.RawMessage `json:"tools"`
-		NextCursor json.RawMessage   `json:"nextCursor"`
-	}
-	if err := json.Unmarshal(raw, &page); err != nil || page.Tools == nil {
-		return "", errors.New("result has no tools array")
-	}
-	items := page.Tools
-	if len(*tools)+len(items) > c.opts.MaxTools {
-		return "", fmt.Errorf("more than %d tools", c.opts.MaxTools)
-	}
-	for i, item := range items {
-		m, err := object(item)
-		if err != nil {
-			return "", fmt.Errorf("tool %d: %w", len(*tools)+i, err)
-		}
-		*tools = append(*tools, Tool{
-			Name:         stringField(m, "name"),
-			Description:  stringField(m, "description"),
-			InputSchema:  m["inputSchema"],
-			OutputSchema: nonNull(m["outputSchema"]),
-			Raw:          item,
-		})
-	}
-	var next string
-	if rc := nonNull(page.NextCursor); rc != nil {
-		if err := json.Unmarshal(rc, &next); err != nil {
-			return "", fmt.Errorf("nextCursor is not a string: %s", snippet(rc))
-		}
-	}
-	return next, nil
 }
 
 // CallTool calls a tool with args (a JSON object, or nil for none) and returns the
