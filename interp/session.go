@@ -33,6 +33,9 @@ const (
 type ShellConfig struct {
 	Argv     []string // the whole command line, e.g. [/bin/bash -s -- args...] or a bwrap wrapper
 	Argv0    string   // $0 for the script ("" keeps the shell's own)
+	// Arg0 is the shell process's argv[0] when unconfined: spear-shell's own, so that $0, a
+	// login shell's leading "-" and bash's message prefix are what bash run by that name gives.
+	Arg0 string
 	Env      []string // exact environment
 	Dir      string
 	Stdout   *os.File
@@ -106,6 +109,9 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 			fd++
 		}
 		argv = append([]string{argv[0], "--info-fd", strconv.Itoa(fd)}, argv[1:]...)
+	}
+	if cfg.Arg0 != "" && !cfg.Boundary {
+		argv = append([]string{cfg.Arg0}, argv[1:]...)
 	}
 	cmd := &exec.Cmd{
 		Path:   path,

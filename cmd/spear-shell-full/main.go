@@ -187,6 +187,8 @@ func startShell(a interp.Args, rs *interp.RealShell, stdout, stderr *os.File, se
 	}
 	if a.HasName {
 		cfg.Argv0 = a.Name
+	} else {
+		cfg.Arg0 = os.Args[0]
 	}
 	if len(terminal) > 0 && terminal[0] != nil {
 		cfg.Terminal = terminal[0]
