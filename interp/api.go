@@ -1,6 +1,7 @@
 // Package interp is the shell layer: it recognises spear-capability invocations in
 // command lines, splits input into what is answered and what is forwarded, and drives
-// the real shell. It knows nothing of capabilities.
+// the real shell (package interp/realshell, which the front binary uses alone). It knows
+// nothing of capabilities.
 //
 // Recognition is Analyze (recognize*.go): it parses an input with mvdan.cc/sh/v3/syntax,
 // corrected where mvdan and bash disagree, and returns a Verdict with the Segments to

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/spear-shell/spear-shell/interp/realshell"
 	"slices"
 	"strings"
 	"sync"
@@ -83,10 +84,10 @@ func Analyze(src string) Analysis {
 	// Quote removal can only delete quotes, backslashes and backslash-newlines, so
 	// input whose text never spells the name needs no parse, unless $'...' or $"..."
 	// could spell it with escapes.
-	named := nameInText(src)
-	if !named && !strings.Contains(src, "$'") && !strings.Contains(src, `$"`) {
+	if !realshell.MayInvoke(src) {
 		return Analysis{Verdict: Forward}
 	}
+	named := nameInText(src)
 	if strings.IndexByte(src, '\r') >= 0 {
 		return untrusted(named, "it contains a carriage return")
 	}
@@ -259,37 +260,8 @@ func notAlone(why string) Analysis {
 	return refuse(CodeNotAlone, Name+" must stand alone on its own line; "+why)
 }
 
-// nameInText reports whether the name occurs in src once quotes, backslashes and
-// backslash-newlines are skipped.
-func nameInText(src string) bool {
-	// The name's first byte occurs in it only once, so a mismatch can restart at
-	// the current byte without backtracking.
-	m := 0
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch c {
-		case '\\':
-			if i+1 < len(src) && src[i+1] == '\n' {
-				i++
-			}
-			continue
-		case '\'', '"':
-			continue
-		}
-		if c == Name[m] {
-			m++
-			if m == len(Name) {
-				return true
-			}
-			continue
-		}
-		m = 0
-		if c == Name[0] {
-			m = 1
-		}
-	}
-	return false
-}
+// nameInText: see realshell.NameInText, which the front binary uses for the same decision.
+func nameInText(src string) bool { return realshell.NameInText(src) }
 
 // occurrence is the name found in a command position.
 type occurrence struct {

@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"errors"
+	"github.com/spear-shell/spear-shell/interp/realshell"
 	"io"
 	"strings"
 )
@@ -17,13 +18,13 @@ type Handlers struct {
 // RunSegments runs an analysed -c string that mixes forwarded commands and answers: forwarded
 // segments go to sh in order, each answer waits until what came before it has run. It returns the
 // exit status of the whole string.
-func RunSegments(a Analysis, sh *Shell, h Handlers) int {
+func RunSegments(a Analysis, sh *realshell.Shell, h Handlers) int {
 	runSegments(a.Segments, sh, h)
 	return sh.Close()
 }
 
 // runSegments reports false once the shell has ended.
-func runSegments(segs []Segment, sh *Shell, h Handlers) bool {
+func runSegments(segs []Segment, sh *realshell.Shell, h Handlers) bool {
 	for _, seg := range segs {
 		if seg.Invocation == nil {
 			if hasCommands(seg.Forward) {
@@ -42,7 +43,7 @@ func runSegments(segs []Segment, sh *Shell, h Handlers) bool {
 // RunSession reads units from r until EOF or until the shell ends (exit, set -e), forwarding and
 // answering them in order. Forwarded units that arrive together are written to the shell without
 // waiting for each other.
-func RunSession(r io.Reader, sh *Shell, h Handlers) int {
+func RunSession(r io.Reader, sh *realshell.Shell, h Handlers) int {
 	units := NewUnitReader(r)
 	for {
 		unit, err := units.Next()
@@ -54,7 +55,7 @@ func RunSession(r io.Reader, sh *Shell, h Handlers) int {
 					sh.Forward(unit)
 					// A command of a terminal session reads the terminal: the next line is
 					// not read until it has finished, as bash does.
-					if sh.terminal && !sh.Sync() {
+					if sh.Terminal() && !sh.Sync() {
 						return sh.Close()
 					}
 				}
@@ -75,7 +76,7 @@ func RunSession(r io.Reader, sh *Shell, h Handlers) int {
 			}
 			return sh.Close()
 		}
-		if sh.ended() {
+		if sh.Ended() {
 			return sh.Close()
 		}
 		// Units that arrived together go to the shell together; a unit with nothing after it

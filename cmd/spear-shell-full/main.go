@@ -17,6 +17,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/capability"
 	"github.com/spear-shell/spear-shell/interp"
+	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
 // FrontName is the front binary beside this one; the stub in the real shell points to it.
@@ -27,16 +28,16 @@ func main() {
 }
 
 func run(argv []string, stdin, stdout, stderr *os.File) int {
-	interp.SetNonDumpable()
-	if interp.IsStub(argv[0]) {
-		return interp.RefuseStub(stderr)
+	realshell.SetNonDumpable()
+	if realshell.IsStub(argv[0]) {
+		return realshell.RefuseStub(stderr)
 	}
-	a := interp.ParseArgs(argv[1:])
+	a := realshell.ParseArgs(argv[1:])
 	if a.Problem != "" {
 		fmt.Fprintf(stderr, "spear-shell: %s\n", a.Problem)
 		return 2
 	}
-	self, err := interp.Executable()
+	self, err := realshell.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
 		return 126
@@ -46,14 +47,14 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	if manifest == "" {
 		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
 	}
-	rs, rsErr := interp.NewRealShell(os.Getenv, os.Environ(), front, manifest)
+	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), front, manifest)
 	cwd, _ := os.Getwd()
 	settings := capability.Settings{
 		Getenv:       os.Getenv,
 		Cwd:          cwd,
 		ManifestPath: manifest,
-		Session:      a.Own == "" && a.Mode == interp.ModeSession,
-		Inside:       interp.InsideBoundary(os.Getenv),
+		Session:      a.Own == "" && a.Mode == realshell.ModeSession,
+		Inside:       realshell.InsideBoundary(os.Getenv),
 		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
 	}
 	if rsErr != nil {
@@ -78,7 +79,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		return 126
 	}
 	switch a.Mode {
-	case interp.ModeString:
+	case realshell.ModeString:
 		an := interp.Analyze(a.String)
 		if a.NoExec || an.Verdict == interp.Forward {
 			break
@@ -89,12 +90,12 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 			return turn.Refuse(an.Code, an.Reason, stderr)
 		}
 		return runString(a, an, rs, turn, stdin, stdout, stderr)
-	case interp.ModeSession:
+	case realshell.ModeSession:
 		return runSession(a, rs, capability.NewTurn(settings), stdin, stdout, stderr)
 	}
 	err = rs.Exec(argv[0], a.Bash)
 	fmt.Fprintf(stderr, "spear-shell: %v\n", err)
-	if errors.Is(err, interp.ErrNoShell) {
+	if errors.Is(err, realshell.ErrNoShell) {
 		return 127
 	}
 	return 126
@@ -102,7 +103,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 
 // runString answers a -c string that holds invocations. A string of answers alone starts no
 // shell; otherwise its forwarded parts run in one real shell, in order around the answers.
-func runString(a interp.Args, an interp.Analysis, rs *interp.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
+func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
 	g := newGuard(nil)
 	defer g.stop()
 	answer := func(inv *interp.Invocation) int {
@@ -137,7 +138,7 @@ func runString(a interp.Args, an interp.Analysis, rs *interp.RealShell, turn *ca
 
 // runSession runs commands from stdin in one real shell until EOF, exit, or a signal, and
 // then ends the turn.
-func runSession(a interp.Args, rs *interp.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
+func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
 	g := newGuard(turn)
 	defer g.stop()
 	var terminal *os.File
@@ -171,11 +172,11 @@ func runSession(a interp.Args, rs *interp.RealShell, turn *capability.Turn, stdi
 
 func terminatedReason(sig int) string { return "terminated by " + syscall.Signal(sig).String() }
 
-func startShell(a interp.Args, rs *interp.RealShell, stdout, stderr *os.File, session bool, terminal ...*os.File) (*interp.Shell, error) {
+func startShell(a realshell.Args, rs *realshell.RealShell, stdout, stderr *os.File, session bool, terminal ...*os.File) (*realshell.Shell, error) {
 	argv := append([]string{rs.Path}, a.Options...)
 	argv = append(argv, "-s", "--")
 	argv = append(argv, a.Params...)
-	cfg := interp.ShellConfig{
+	cfg := realshell.ShellConfig{
 		Argv:          rs.Argv(argv),
 		Env:           rs.Env,
 		Dir:           rs.Dir,
@@ -196,7 +197,7 @@ func startShell(a interp.Args, rs *interp.RealShell, stdout, stderr *os.File, se
 		// Without a terminal, the shell gets signals from us, not from a terminal's Ctrl-C.
 		cfg.OwnGroup = true
 	}
-	return interp.StartShell(cfg)
+	return realshell.StartShell(cfg)
 }
 
 func request(inv *interp.Invocation) capability.Request {
@@ -255,7 +256,7 @@ type guard struct {
 	done       chan struct{}
 	wg         sync.WaitGroup
 	mu         sync.Mutex
-	sh         *interp.Shell
+	sh         *realshell.Shell
 	cancel     context.CancelFunc
 	terminated int
 	// turn is the session's turn; answering holds turnMu, so that a terminating signal
@@ -304,7 +305,7 @@ func (g *guard) loop() {
 
 // terminate ends a session on SIGTERM or SIGHUP: once the shell has gone, the turn is closed
 // (recorded, providers stopped) between answers and the process exits with 128+n.
-func (g *guard) terminate(sh *interp.Shell, sig int) {
+func (g *guard) terminate(sh *realshell.Shell, sig int) {
 	defer g.wg.Done()
 	if sh != nil {
 		select {
@@ -334,7 +335,7 @@ func (g *guard) closeTurn(reason string) {
 	})
 }
 
-func (g *guard) setShell(sh *interp.Shell) {
+func (g *guard) setShell(sh *realshell.Shell) {
 	g.mu.Lock()
 	g.sh = sh
 	g.mu.Unlock()

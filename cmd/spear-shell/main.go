@@ -2,7 +2,8 @@
 // real bash, except spear-capability invocations, which the full binary beside it answers.
 //
 // This front binary is the -c fast path: it decides from the command line alone and, for input
-// with no recognised invocation, becomes the real shell without loading any configuration.
+// that cannot spell spear-capability, becomes the real shell without loading any configuration
+// or even a shell parser.
 package main
 
 import (
@@ -12,7 +13,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/spear-shell/spear-shell/interp"
+	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
 // FullName is the binary that answers invocations; it sits beside this one.
@@ -27,11 +28,11 @@ func main() {
 
 func run(argv []string) int {
 	// Keep same-user processes out of our memory and /proc entries (SPEC 9).
-	interp.SetNonDumpable()
-	if interp.IsStub(argv[0]) {
-		return interp.RefuseStub(os.Stderr)
+	realshell.SetNonDumpable()
+	if realshell.IsStub(argv[0]) {
+		return realshell.RefuseStub(os.Stderr)
 	}
-	a := interp.ParseArgs(argv[1:])
+	a := realshell.ParseArgs(argv[1:])
 	switch {
 	case a.Own == "spear-version":
 		fmt.Println("spear-shell", Version)
@@ -40,19 +41,21 @@ func run(argv []string) int {
 		return execFull(argv)
 	}
 	switch a.Mode {
-	case interp.ModeString:
-		if !a.NoExec && interp.Analyze(a.String).Verdict != interp.Forward {
+	case realshell.ModeString:
+		// Text that cannot spell the name is forwarded without a parse; anything else goes to
+		// the full binary, which parses it and forwards it too when it holds no invocation.
+		if !a.NoExec && realshell.MayInvoke(a.String) {
 			return execFull(argv)
 		}
-	case interp.ModeSession:
+	case realshell.ModeSession:
 		return execFull(argv)
 	}
 	return forward(argv[0], a)
 }
 
 // forward hands the whole command line to the real shell, unchanged.
-func forward(argv0 string, a interp.Args) int {
-	self, err := interp.Executable()
+func forward(argv0 string, a realshell.Args) int {
+	self, err := realshell.Executable()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
 		return 126
@@ -61,12 +64,12 @@ func forward(argv0 string, a interp.Args) int {
 	if manifest == "" {
 		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
 	}
-	rs, err := interp.NewRealShell(os.Getenv, os.Environ(), self, manifest)
+	rs, err := realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
 	if err == nil {
 		err = rs.Exec(argv0, a.Bash)
 	}
 	fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
-	if errors.Is(err, interp.ErrNoShell) {
+	if errors.Is(err, realshell.ErrNoShell) {
 		return 127
 	}
 	return 126
@@ -74,7 +77,7 @@ func forward(argv0 string, a interp.Args) int {
 
 // execFull replaces this process with the full binary, same arguments.
 func execFull(argv []string) int {
-	self, err := interp.Executable()
+	self, err := realshell.Executable()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
 		return 126

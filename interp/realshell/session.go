@@ -1,4 +1,4 @@
-package interp
+package realshell
 
 import (
 	"bufio"
@@ -360,3 +360,9 @@ func exitStatus(ps *os.ProcessState) int {
 func quiet(commands string) string {
 	return "{ " + commands + "; } 2>/dev/null\n"
 }
+
+// Terminal tells whether forwarded commands read the terminal the session is read from.
+func (s *Shell) Terminal() bool { return s.terminal }
+
+// Ended tells whether the shell has exited, or its script pipe is gone.
+func (s *Shell) Ended() bool { return s.ended() }

@@ -1,4 +1,4 @@
-package interp
+package realshell
 
 // The isolation boundary (SPEC 9): the real shell runs inside bubblewrap with what
 // spear-shell guards masked. This file computes the masks and the bwrap argv; it starts
@@ -81,7 +81,7 @@ func StateParent(getenv func(string) string) string {
 }
 
 // StubName is the stub's file name in the stub directory (StateParent/bin).
-const StubName = "spear-capability"
+const StubName = Name
 
 // CheapMasks computes the masks from cheap sources only (SPEC 9): SPEAR_HOME,
 // SPEAR_CAPABILITIES_FILE, the manifest file (manifestPath, else SPEAR_TURN_MANIFEST),
