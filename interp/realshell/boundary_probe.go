@@ -3,7 +3,6 @@ package realshell
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,25 +14,29 @@ import (
 	"time"
 )
 
-// ProbeCacheName is the probe's cache file in the cache directory.
-const ProbeCacheName = "bwrap-probe.json"
+// ProbeCacheName is the probe's cache file in the cache directory: one line of tab-separated
+// fields (a format tag, bwrap's path, size and mtime, ok, reason). Not JSON: the -c fast path
+// reads it, and a first JSON decode in a process costs more than the whole line parse.
+const ProbeCacheName = "bwrap-probe"
+
+const probeCacheTag = "spear-bwrap-probe-1"
 
 // probeTimeout bounds the one bwrap run of a probe; a working bwrap takes milliseconds.
 const probeTimeout = 10 * time.Second
 
 // probeCache is the cached answer, valid while the binary's path, size and mtime stay.
 type probeCache struct {
-	Path   string `json:"path"`
-	Size   int64  `json:"size"`
-	MTime  int64  `json:"mtime_ns"`
-	OK     bool   `json:"ok"`
-	Reason string `json:"reason,omitempty"`
+	Path   string
+	Size   int64
+	MTime  int64
+	OK     bool
+	Reason string
 }
 
 // Probe tells whether bwrap on PATH works here. It runs bwrap once with the boundary's
 // options (cacheDir masked, the stub inside it, the bwrap binary masked as a file, and a
 // /bin/sh command checking both)
-// and caches the answer in cacheDir/bwrap-probe.json; the cached answer is reused while the
+// and caches the answer in cacheDir/bwrap-probe; the cached answer is reused while the
 // bwrap binary's path, size and mtime are unchanged. A cache file that is not ours or is
 // writable by others is ignored. reason says why not when ok is false.
 func Probe(getenv func(string) string, cacheDir string) (bwrap string, ok bool, reason string) {
@@ -125,18 +128,32 @@ func readProbeCache(path string) (probeCache, error) {
 	if !ok || int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o022 != 0 || !fi.Mode().IsRegular() {
 		return c, errors.New("probe cache: not a private file of this user")
 	}
-	err = json.NewDecoder(f).Decode(&c)
-	return c, err
+	var buf [4096]byte
+	n, _ := f.Read(buf[:])
+	line, complete := strings.CutSuffix(string(buf[:n]), "\n")
+	fields := strings.Split(line, "\t")
+	if !complete || len(fields) != 6 || fields[0] != probeCacheTag {
+		return c, errors.New("probe cache: unknown format")
+	}
+	c.Path, c.Reason = fields[1], fields[5]
+	c.OK = fields[4] == "ok"
+	var e1, e2 error
+	c.Size, e1 = strconv.ParseInt(fields[2], 10, 64)
+	c.MTime, e2 = strconv.ParseInt(fields[3], 10, 64)
+	return c, errors.Join(e1, e2)
 }
 
 // writeProbeCache replaces the cache atomically; failing to cache only costs a probe next time.
 func writeProbeCache(path string, c probeCache) {
-	data, err := json.Marshal(c)
-	if err != nil {
-		return
+	ok := "no"
+	if c.OK {
+		ok = "ok"
 	}
+	flat := strings.NewReplacer("\t", " ", "\n", " ")
+	data := strings.Join([]string{probeCacheTag, flat.Replace(c.Path), strconv.FormatInt(c.Size, 10),
+		strconv.FormatInt(c.MTime, 10), ok, flat.Replace(c.Reason)}, "\t") + "\n"
 	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(tmp, []byte(data), 0o600); err != nil {
 		return
 	}
 	if err := os.Rename(tmp, path); err != nil {

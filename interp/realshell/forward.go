@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 )
 
@@ -162,40 +163,45 @@ func (rs *RealShell) Exec(argv0 string, args []string) error {
 }
 
 // waitForwarding waits for the bwrap child pid, passing signals on to the sandboxed command's
-// group, and returns its exit status as a shell reports it.
+// group, and returns its exit status as a shell reports it. This process only waits now: one
+// processor is enough, and fewer idle threads spinning leave the cores to bwrap and bash.
 func waitForwarding(pid int, info *os.File, sigs chan os.Signal) int {
-	done := make(chan syscall.WaitStatus, 1)
+	runtime.GOMAXPROCS(1)
+	stop := make(chan struct{})
+	done := make(chan struct{})
 	go func() {
-		var ws syscall.WaitStatus
+		defer close(done)
+		child := 0
 		for {
-			_, err := syscall.Wait4(pid, &ws, 0, nil)
-			if err != syscall.EINTR {
-				break
+			select {
+			case <-stop:
+				return
+			case sig := <-sigs:
+				if child == 0 {
+					child = readChildPid(info)
+				}
+				if child > 0 {
+					// --new-session made the sandboxed command the leader of its own group.
+					_ = syscall.Kill(-child, sig.(syscall.Signal))
+				} else {
+					_ = syscall.Kill(pid, sig.(syscall.Signal))
+				}
 			}
 		}
-		done <- ws
 	}()
-	child := 0
+	var ws syscall.WaitStatus
 	for {
-		select {
-		case ws := <-done:
-			info.Close()
-			if ws.Signaled() {
-				return 128 + int(ws.Signal())
-			}
-			return ws.ExitStatus()
-		case sig := <-sigs:
-			if child == 0 {
-				child = readChildPid(info)
-			}
-			if child > 0 {
-				// --new-session made the sandboxed command the leader of its own group.
-				_ = syscall.Kill(-child, sig.(syscall.Signal))
-			} else {
-				_ = syscall.Kill(pid, sig.(syscall.Signal))
-			}
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			break
 		}
 	}
+	close(stop)
+	<-done
+	info.Close()
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
 }
 
 // readChildPid reads bwrap's {"child-pid": N} from its info pipe.

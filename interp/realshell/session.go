@@ -31,11 +31,11 @@ const (
 
 // ShellConfig says how to start the real shell.
 type ShellConfig struct {
-	Argv     []string // the whole command line, e.g. [/bin/bash -s -- args...] or a bwrap wrapper
-	Argv0    string   // $0 for the script ("" keeps the shell's own)
+	Argv  []string // the whole command line, e.g. [/bin/bash -s -- args...] or a bwrap wrapper
+	Argv0 string   // $0 for the script ("" keeps the shell's own)
 	// Arg0 is the shell process's argv[0] when unconfined: spear-shell's own, so that $0, a
 	// login shell's leading "-" and bash's message prefix are what bash run by that name gives.
-	Arg0 string
+	Arg0     string
 	Env      []string // exact environment
 	Dir      string
 	Stdout   *os.File
