@@ -197,13 +197,10 @@ func (t *Turn) selectFamily() {
 	for _, id := range e.order {
 		all = append(all, e.provs[id].tools...)
 	}
-	// One pin file per provider (a line per tool: name and definition hash): a family of
-	// 10,000 tools costs 20 files, not 10,000.
-	for _, id := range e.order {
-		if p := e.provs[id]; p.down == "" {
-			_, _ = e.state.create(pinsName(id), pinLines(p.tools))
-		}
-	}
+	// One pin file for the family (a line per tool: id and definition hash): a family of
+	// 10,000 tools from 20 providers costs one file, not 10,000. A provider down at this point
+	// is out of the turn, so nothing of it needs a pin later.
+	_, _ = e.state.create(pinsFact, pinLines(all))
 	mode := showMode(all)
 	created, err := e.state.create(familyFact, []byte(mode))
 	if err == nil && !created {
@@ -449,34 +446,32 @@ func (e *turnEnv) visible() []*tool {
 	return all
 }
 
-// pinLines is a provider's pin file: one "name hash" line per tool, sorted by name.
+// pinLines is the family's pin file: one "<id>/<tool> hash" line per capability, sorted.
 func pinLines(tools []*tool) []byte {
 	lines := make([]string, 0, len(tools))
 	for _, tl := range tools {
-		lines = append(lines, tl.name+" "+tl.hash+"\n")
+		lines = append(lines, tl.id+" "+tl.hash+"\n")
 	}
 	sort.Strings(lines)
 	return []byte(strings.Join(lines, ""))
 }
 
-// pin returns the hash a tool of the provider was pinned with; ok is false when the tool is
-// not part of this turn's family. Tool names hold no blank, so a line splits at its blank.
+// pin returns the hash a capability was pinned with; ok is false when it is not part of this
+// turn's family. Capability ids hold no blank, so a line splits at its blank.
 func (e *turnEnv) pin(providerID, name string) (hash string, ok bool) {
-	pins, found := e.pins[providerID]
-	if !found {
-		b, exists, err := e.state.read(pinsName(providerID))
+	if e.pins == nil {
+		b, exists, err := e.state.read(pinsFact)
 		if err != nil || !exists {
 			return "", false
 		}
-		pins = map[string]string{}
+		e.pins = map[string]string{}
 		for line := range strings.SplitSeq(string(b), "\n") {
-			if n, h, cut := strings.Cut(line, " "); cut {
-				pins[n] = h
+			if id, h, cut := strings.Cut(line, " "); cut {
+				e.pins[id] = h
 			}
 		}
-		e.pins[providerID] = pins
 	}
-	hash, ok = pins[name]
+	hash, ok = e.pins[providerID+"/"+name]
 	return hash, ok
 }
 

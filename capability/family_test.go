@@ -167,16 +167,16 @@ func TestFamilySharedAcrossProcesses(t *testing.T) {
 	}
 
 	// An edited state cannot turn a WRITE into a READ: classes come from the configuration.
-	pins, err := os.ReadFile(filepath.Join(f.state, "pins@p"))
-	if err != nil || !strings.Contains(string(pins), "put ") {
-		t.Fatalf("pins@p = %q, %v", pins, err)
+	pins, err := os.ReadFile(filepath.Join(f.state, "pins"))
+	if err != nil || !strings.Contains(string(pins), "p/put ") {
+		t.Fatalf("pins = %q, %v", pins, err)
 	}
-	for _, name := range []string{"pins@p", "family"} {
+	for _, name := range []string{"pins", "family"} {
 		os.Remove(filepath.Join(f.state, name))
 	}
 	os.WriteFile(filepath.Join(f.state, "family"), []byte("whole"), 0o600)
 	os.WriteFile(filepath.Join(f.state, "class@p@put"), []byte("READ"), 0o600)
-	os.WriteFile(filepath.Join(f.state, "pins@p"), append(pins, []byte("put READ\n")...), 0o600)
+	os.WriteFile(filepath.Join(f.state, "pins"), append(pins, []byte("p/put READ\n")...), 0o600)
 	r := ask(f.turn(), "invoke", "p/put", `{"message":"x"}`)
 	if r.code != 3 || !strings.Contains(r.stderr, "write-refused") {
 		t.Fatalf("edited state: %+v", r)

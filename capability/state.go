@@ -31,12 +31,16 @@ type stateDir struct {
 }
 
 // Names of facts; the separator '@' occurs in neither provider ids nor tool names.
-func pinsName(providerID string) string { return "pins@" + providerID }
 func describedName(capID string) string { return "described@" + strings.Replace(capID, "/", "@", 1) }
 func downName(id string) string         { return "unavailable@" + id }
 func saidName(what string) string       { return "said@" + what }
 
 const familyFact = "family" // content: how the family is shown ("whole" or "index")
+
+const pinsFact = "pins" // content: one "<id>/<tool> <definition hash>" line per capability
+
+// factLimit bounds what is read of a fact: the pins of 10,000 tools fit with room to spare.
+const factLimit = 16 << 20
 
 // stateKey derives the default directory's name from session, turn, the manifest and the config.
 func stateKey(session, turn string, blobs ...[]byte) string {
@@ -148,7 +152,7 @@ func (s *stateDir) read(name string) (content []byte, ok bool, err error) {
 	if !fi.Mode().IsRegular() {
 		return nil, false, fmt.Errorf("state: %s: not a regular file", name)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	b, err := io.ReadAll(io.LimitReader(f, factLimit))
 	if err != nil {
 		return nil, false, fmt.Errorf("state: %w", err)
 	}
@@ -159,6 +163,15 @@ func (s *stateDir) read(name string) (content []byte, ok bool, err error) {
 // once reports whether this call is the first in the turn to claim what; a state that
 // cannot be written says "first" so that a notice is repeated rather than lost.
 func (s *stateDir) once(what string) bool {
-	created, err := s.create(saidName(what), nil)
-	return created || err != nil
+	// An empty fact needs no write-then-link: creating the name is the claim.
+	name := saidName(what)
+	f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	if err == nil {
+		f.Close()
+		s.remember(name, nil)
+	}
+	return true
 }

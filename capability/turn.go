@@ -38,7 +38,7 @@ type turnEnv struct {
 
 	schemas map[string]*compiled // by hash of the schema's bytes
 
-	pins map[string]map[string]string // provider id -> tool name -> pinned hash, as read
+	pins map[string]string // capability id -> pinned hash, once read
 
 	closing sync.WaitGroup // providers being stopped in the background
 }
@@ -49,7 +49,7 @@ func (t *Turn) load() {
 		return
 	}
 	t.loaded = true
-	e := &turnEnv{s: t.s, provs: map[string]*prov{}, schemas: map[string]*compiled{}, pins: map[string]map[string]string{}}
+	e := &turnEnv{s: t.s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
 	t.env = e
 	e.red = audit.NewRedactor(nil)
 	switch {
