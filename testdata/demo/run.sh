@@ -30,7 +30,7 @@ export SPEAR_HOME="$root/home" SPEAR_TURN_MANIFEST="$root/turn.json"
 unset SPEAR_CAPABILITIES_FILE SPEAR_AUDIT_FILE
 cd "$root/webapp"
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+say() { if [ -t 1 ]; then printf '\n\033[1m== %s\033[0m\n' "$*"; else printf '\n== %s\n' "$*"; fi; }
 
 say "spear-shell --context (what the harness puts in the model's context)"
 "$bin/spear-shell" --context 2>&1
