@@ -22,6 +22,7 @@ func TestMayInvoke(t *testing.T) {
 		{"spear‐capability list", false}, // U+2010, a look-alike
 		{"spear-capabilit", false},
 		{"sspear-capability", true},
+		{"(spear-capabil\x00ity )", true}, // bash drops NUL bytes from its input
 	} {
 		if got := MayInvoke(c.src); got != c.want {
 			t.Errorf("MayInvoke(%q) = %v, want %v", c.src, got, c.want)
