@@ -324,8 +324,9 @@ func (w *walker) visit(n syntax.Node) bool {
 		}
 	case *syntax.ExtGlob:
 		// Bash without extglob never reads these as patterns (`!(` even negates a
-		// subshell); inside [[ ]] it parses them as patterns like mvdan.
-		if !w.inside(func(p syntax.Node) bool { _, ok := p.(*syntax.TestClause); return ok }) {
+		// subshell); inside [[ ]] it parses them as patterns like mvdan - but not inside a
+		// command nested in [[ ]] ($( ), <( ), backquotes), where they are commands again.
+		if !w.inTestPattern() {
 			w.distrust("an extended glob " + n.Op.String() + " that bash does not read as mvdan does")
 		}
 	case *syntax.Comment:
@@ -370,6 +371,20 @@ func isBackquotes(n syntax.Node) bool {
 }
 
 // inside reports whether an enclosing node satisfies is.
+// inTestPattern reports whether the nearest enclosing context is a [[ ]] test rather than a
+// command (a statement, a command or process substitution) nested in it.
+func (w *walker) inTestPattern() bool {
+	for i := len(w.stack) - 1; i >= 0; i-- {
+		switch w.stack[i].(type) {
+		case *syntax.TestClause:
+			return true
+		case *syntax.Stmt, *syntax.CmdSubst, *syntax.ProcSubst:
+			return false
+		}
+	}
+	return false
+}
+
 func (w *walker) inside(is func(syntax.Node) bool) bool {
 	for i := len(w.stack) - 1; i >= 0; i-- {
 		if is(w.stack[i]) {

@@ -357,6 +357,10 @@ var recogTests = []recogTest{
 	mal("echo @(x) spear-capability", unsafe),
 	fwd("ls !(*.go)"),
 	fwd("[[ x == @(a|b) ]]"),
+	fwd("[[ x == !(spear-capability) ]]"),             // a pattern in [[ ]]: text
+	mal("[[ -n $( !(\\spear-capability)) ]]", unsafe), // a command inside [[ ]]: bash runs it
+	mal("[[ $(echo !(spear-capability)) ]]", unsafe),
+	ans("spear-capabil\x00ity list", "list"), // bash drops the NUL byte
 	ans("[[ x == @(a|b) ]]\nspear-capability list", "F:[[ x == @(a|b) ]]\n", "list"),
 	mal("echo 'spear-capability", unsafe),
 	mal("echo \"spear-capability", unsafe),
