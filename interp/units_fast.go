@@ -3,8 +3,9 @@ package interp
 import "strings"
 
 // simpleLine reports whether line (one whole line, with its newline) is a complete command
-// that needs no parse to know it: plain words of safe bytes, `$NAME`, `${NAME}` and `$((...))`
-// arithmetic, and a first word that is no reserved word. Anything else, including every quote,
+// that needs no parse to know it: plain words of safe bytes, quoted strings closed on the line
+// ('...' and "..." without $, ` or \), `$NAME`, `${NAME}` and `$((...))` arithmetic, and a
+// first word that is no reserved word. Anything else, including every quote,
 // backslash, operator and bracket outside arithmetic, is left to the parser. A session spends
 // most of its lines here, so this keeps a parse per line off the common path.
 func simpleLine(line string) bool {
@@ -51,6 +52,16 @@ func wordByte(body string, i int) int {
 		return 1
 	case c == '$':
 		return dollar(body[i:])
+	case c == '\'':
+		// Single quotes hold anything but a single quote: closed on this line, the word is whole.
+		if j := strings.IndexByte(body[i+1:], '\''); j >= 0 {
+			return j + 2
+		}
+	case c == '"':
+		// Double quotes without $, ` or \ inside hold plain text.
+		if j := strings.IndexAny(body[i+1:], "\"$`\\"); j >= 0 && body[i+1+j] == '"' {
+			return j + 2
+		}
 	}
 	return 0
 }

@@ -19,13 +19,18 @@ var simpleLineCases = []struct {
 	{"   \t\n", true},
 	{"a=1 b=2 env\n", true},
 	{"echo if then fi\n", true},
-	{"echo hi", false},        // no newline: the last line is judged by the parser
-	{"if true\n", false},      // reserved word first
-	{"while x\n", false},      //
-	{"! x\n", false},          //
-	{"time ls\n", false},      //
-	{"function f\n", false},   //
-	{"echo 'a b'\n", false},   // quotes
+	{"echo hi", false},      // no newline: the last line is judged by the parser
+	{"if true\n", false},    // reserved word first
+	{"while x\n", false},    //
+	{"! x\n", false},        //
+	{"time ls\n", false},    //
+	{"function f\n", false}, //
+	{"echo 'a b'\n", true},  // quoted strings closed on the line
+	{"spear-capability invoke a/b '{\"k\": [1, \"x y\"]}'\n", true},
+	{"echo \"a b\" c\n", true},
+	{"echo \"a $x\"\n", false}, // expansions in double quotes go to the parser
+	{"echo 'a\n", false},       // a quote left open
+	{"echo \"a\\\"b\"\n", false},
 	{"echo \"a\n", false},     //
 	{"echo a \\\n", false},    // continuation
 	{"echo a | wc\n", false},  // operators
