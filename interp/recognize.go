@@ -87,6 +87,19 @@ func Analyze(src string) Analysis {
 	if !realshell.MayInvoke(src) {
 		return Analysis{Verdict: Forward}
 	}
+	if words, source, ok := plainInvocation(src); ok {
+		// The common case needs no parser: its parse is one top-level simple command.
+		inv, why := invocationOf(words, source)
+		if why != "" {
+			return refuse(CodeMalformed, why)
+		}
+		return Analysis{Verdict: Answer, Segments: []Segment{{Invocation: inv}}}
+	}
+	return analyzeParsed(src)
+}
+
+// analyzeParsed is Analyze for input that may spell the name, by a full parse.
+func analyzeParsed(src string) Analysis {
 	named := nameInText(src)
 	if strings.IndexByte(src, '\r') >= 0 {
 		return untrusted(named, "it contains a carriage return")

@@ -161,7 +161,12 @@ func invocation(o occurrence, src string) (*Invocation, string) {
 		}
 		words[i] = u.text
 	}
-	inv := &Invocation{Source: src[o.stmt.Pos().Offset():o.call.End().Offset()]}
+	return invocationOf(words, src[o.stmt.Pos().Offset():o.call.End().Offset()])
+}
+
+// invocationOf checks the words after the name against the three forms.
+func invocationOf(words []string, source string) (*Invocation, string) {
+	inv := &Invocation{Source: source}
 	if len(words) == 0 {
 		return nil, "missing subcommand; " + Usage
 	}
