@@ -24,6 +24,10 @@ import (
 // answer is printed, a reply line is requested on fd 62 so that everything forwarded before it
 // has finished; after an answer, `$?` is set with `. /dev/stdin <<<'return N'`, which forks
 // nothing and makes `set -e` end the shell when the answer failed.
+// bi runs the plumbing's commands as builtins: a function or alias the session defines under the
+// same name (read, eval, printf, ...) must not take them over.
+const bi = `\builtin `
+
 const (
 	replyFD    = 62
 	terminalFD = 61
@@ -164,6 +168,8 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 			s.replies <- strings.TrimSuffix(line, "\n")
 		}
 	}()
+	// exec stays bare: only `exec` itself makes its redirections permanent (`builtin exec`
+	// undoes them afterwards, as for any other command).
 	init := fmt.Sprintf("exec %d>&3 3>&-", replyFD)
 	if cfg.Terminal != nil {
 		init += fmt.Sprintf("; exec %d<&4 4>&-", terminalFD)
@@ -172,7 +178,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 		init += "; BASH_ARGV0=" + shellQuote(cfg.Argv0)
 	}
 	if cfg.TrapInterrupt {
-		init += "; trap : INT"
+		init += "; " + bi + "trap '" + bi + ":' INT"
 	}
 	s.write(quiet(init))
 	s.stdinRedirect(cfg.Terminal != nil)
@@ -208,8 +214,8 @@ func (s *Shell) Forward(unit string) {
 
 // batchPrelude starts every batch read as data: it removes the two variables the batch line
 // used and gives the batch the $? the shell had before it, without tripping set -e.
-const batchPrelude = "unset __spear_b; . /dev/stdin <<__SPEAR_STATUS__ && :\n" +
-	"unset __spear_s; return $__spear_s\n__SPEAR_STATUS__\n"
+const batchPrelude = bi + "unset __spear_b; " + bi + ". /dev/stdin <<__SPEAR_STATUS__ && " + bi + ":\n" +
+	bi + "unset __spear_s; " + bi + "return $__spear_s\n__SPEAR_STATUS__\n"
 
 // Flush sends the queued units without waiting for them to run. bash reads its script from a
 // pipe one byte at a time, so a batch is sent as data: a short line makes bash read the batch
@@ -227,8 +233,8 @@ func (s *Shell) Flush() {
 		return
 	}
 	payload := batchPrelude + body
-	s.write("__spear_s=$?; IFS= LC_ALL=C read -r -N " + strconv.Itoa(len(payload)) +
-		" __spear_b; { eval \"$__spear_b\"" + s.groupTail + payload)
+	s.write("__spear_s=$?; IFS= LC_ALL=C " + bi + "read -r -N " + strconv.Itoa(len(payload)) +
+		" __spear_b; { " + bi + "eval \"$__spear_b\"" + s.groupTail + payload)
 }
 
 // SetStatus makes $? equal code before the next forwarded command, as if the answer had been a
@@ -249,12 +255,12 @@ func (s *Shell) flushStatus() {
 	switch {
 	case s.status < 0:
 	case s.status == 0:
-		s.write(quiet(":"))
+		s.write(quiet(bi + ":"))
 	case s.restore:
 		// A failure on the left of && never triggers set -e.
-		s.write(quiet(". /dev/stdin <<<'return " + strconv.Itoa(s.status) + "' && :"))
+		s.write(quiet(bi + ". /dev/stdin <<<'" + bi + "return " + strconv.Itoa(s.status) + "' && " + bi + ":"))
 	default:
-		s.write(quiet(". /dev/stdin <<<'return " + strconv.Itoa(s.status) + "'"))
+		s.write(quiet(bi + ". /dev/stdin <<<'" + bi + "return " + strconv.Itoa(s.status) + "'"))
 	}
 	s.status = -1
 }
@@ -270,7 +276,7 @@ func (s *Shell) Sync() bool {
 	token := "S" + strconv.Itoa(s.seq)
 	// printf is a builtin: the reply fd is never seen by a child process. The reply carries $?,
 	// which printf itself resets, so that it can be restored before the next command.
-	s.write(quiet("printf '%s %d %s\\n' " + token + " \"$?\" \"$-\" >&" + strconv.Itoa(replyFD)))
+	s.write(quiet(bi + "printf '%s %d %s\\n' " + token + " \"$?\" \"$-\" >&" + strconv.Itoa(replyFD)))
 	for {
 		select {
 		case line, ok := <-s.replies:
