@@ -11,7 +11,7 @@ import (
 )
 
 // Name is the command spear-shell answers itself.
-const Name = "spear-capability"
+const Name = realshell.Name
 
 // Verdict is what Analyze decided for an input.
 type Verdict int
@@ -100,7 +100,7 @@ func Analyze(src string) Analysis {
 
 // analyzeParsed is Analyze for input that may spell the name, by a full parse.
 func analyzeParsed(src string) Analysis {
-	named := nameInText(src)
+	named := realshell.NameInText(src)
 	if strings.IndexByte(src, '\r') >= 0 {
 		return untrusted(named, "it contains a carriage return")
 	}
@@ -272,9 +272,6 @@ func refuse(code, reason string) Analysis {
 func notAlone(why string) Analysis {
 	return refuse(CodeNotAlone, Name+" must stand alone on its own line; "+why)
 }
-
-// nameInText: see realshell.NameInText, which the front binary uses for the same decision.
-func nameInText(src string) bool { return realshell.NameInText(src) }
 
 // occurrence is the name found in a command position.
 type occurrence struct {

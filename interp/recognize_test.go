@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spear-shell/spear-shell/interp/realshell"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -499,8 +500,8 @@ func TestNameInText(t *testing.T) {
 		{"spear-capabilit", false},
 		{"", false},
 	} {
-		if got := nameInText(tc.in); got != tc.want {
-			t.Errorf("nameInText(%q) = %v; want %v", tc.in, got, tc.want)
+		if got := realshell.NameInText(tc.in); got != tc.want {
+			t.Errorf("NameInText(%q) = %v; want %v", tc.in, got, tc.want)
 		}
 	}
 }

@@ -311,9 +311,6 @@ func (s *Shell) ended() bool {
 // Exited is closed when the shell process has ended.
 func (s *Shell) Exited() <-chan struct{} { return s.exited }
 
-// Pid is the real shell's process id (in its group when OwnGroup was set).
-func (s *Shell) Pid() int { return s.cmd.Process.Pid }
-
 // Signal sends sig to the shell's process group (OwnGroup) or to the shell.
 func (s *Shell) Signal(sig syscall.Signal) {
 	select {
