@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -50,25 +52,72 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-func TestReferenceBwrap(t *testing.T) {
+func TestParseBwrapRecord(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		in      []string
-		want    []string
+		in      string
+		argv    []string
+		env     []string
 		wantErr bool
 	}{
 		{
-			in:   []string{"/usr/bin/bwrap", "--info-fd", "3", "--bind", "/", "/", "--", "/bin/bash", "-c", "cat /proc/1/cmdline"},
-			want: []string{"/usr/bin/bwrap", "--info-fd", "3", "--bind", "/", "/", "--", "/bin/bash", "-c", "true"},
+			in:   "/usr/bin/bwrap\x00--bind\x00/\x00/\x00--\x00/bin/bash\x00-c\x00true\n\nA=1\x00B=2",
+			argv: []string{"/usr/bin/bwrap", "--bind", "/", "/", "--", "/bin/bash", "-c", "true"},
+			env:  []string{"A=1", "B=2"},
 		},
-		{in: []string{"/usr/bin/bwrap", "--bind", "/", "/"}, wantErr: true},
-		{in: []string{"/usr/bin/bwrap", "--", "/bin/bash", "-s"}, wantErr: true},
+		{in: "/usr/bin/bwrap\x00--\x00/bin/bash\x00-c\x00true", wantErr: true},
+		{in: "/usr/bin/bwrap\x00--bind\x00/\x00/\n\nA=1", wantErr: true},
+		{in: "/usr/bin/bwrap\x00--\x00/bin/bash\x00-s\x00x\n\nA=1", wantErr: true},
 	}
 	for _, tt := range tests {
-		got, err := referenceBwrap(tt.in)
-		if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
-			t.Errorf("referenceBwrap(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.wantErr)
+		argv, env, err := parseBwrapRecord([]byte(tt.in))
+		if (err != nil) != tt.wantErr || !slices.Equal(argv, tt.argv) || !slices.Equal(env, tt.env) {
+			t.Errorf("parseBwrapRecord(%q) = %q, %q, %v; want %q, %q (error %v)", tt.in, argv, env, err, tt.argv, tt.env, tt.wantErr)
 		}
+	}
+}
+
+// bwraprec must put the options it reads from --args FD in their place, and exec the real
+// program with that argv.
+func TestBwrapRecorder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "bwrap")
+	if out, err := exec.Command("go", "build", "-o", rec, "./bwraprec").CombinedOutput(); err != nil {
+		t.Fatalf("build bwraprec: %v\n%s", err, out)
+	}
+	opts := filepath.Join(dir, "opts")
+	if err := os.WriteFile(opts, []byte("--bind\x00/\x00/\x00--chdir\x00/a b\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.WriteFile(filepath.Join(dir, "real"), []byte("/bin/echo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "record")
+	cmd := exec.Command(rec, "--info-fd", "4", "--args", "3", "--", "/bin/bash", "-c", "true")
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.Env = []string{"X=1"}
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bwraprec: %v", err)
+	}
+	want := "--info-fd 4 --bind / / --chdir /a b -- /bin/bash -c true\n"
+	if string(got) != want {
+		t.Errorf("the real program got %q, want %q", got, want)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env, err := parseBwrapRecord(b)
+	wantArgv := []string{"/bin/echo", "--info-fd", "4", "--bind", "/", "/", "--chdir", "/a b", "--", "/bin/bash", "-c", "true"}
+	if err != nil || !slices.Equal(argv, wantArgv) || !slices.Equal(env, []string{"X=1"}) {
+		t.Errorf("record = %q, %q, %v; want %q, [X=1]", argv, env, err, wantArgv)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -422,27 +423,9 @@ func caseIsolation(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
-	read := func(file string) ([]string, error) {
-		o, err := w.run(ctx, spec{argv: []string{w.spear, "-c", "cat " + file}, env: h.env})
-		if err != nil {
-			return nil, err
-		}
-		return strings.Split(strings.TrimRight(o.stdout.String(), "\x00"), "\x00"), nil
-	}
-	argv, err := read("/proc/1/cmdline")
-	if err == nil && (len(argv) == 0 || filepath.Base(argv[0]) != "bwrap") {
-		err = fmt.Errorf("PID 1 inside is %q, not bwrap", argv[0])
-	}
-	var env []string
-	if err == nil {
-		env, err = read("/proc/1/environ")
-	}
+	ref, env, err := recordBwrap(ctx, w, h)
 	if err != nil {
 		return []row{skipped(name, target, fmt.Sprintf("spear-shell -c under SPEAR_ISOLATION=bwrap does not run here: %v", err))}
-	}
-	ref, err := referenceBwrap(argv)
-	if err != nil {
-		return []row{failed(name, target, err)}
 	}
 	w.logf("bwrap argv: %q", ref)
 	got, err := alternate(ctx, w.runs(200),
@@ -455,21 +438,56 @@ func caseIsolation(ctx context.Context, w *world) []row {
 	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.10)}
 }
 
-// referenceBwrap turns the argv bwrap ran for `-c 'cat /proc/1/cmdline'` into the same
-// options running `/bin/bash -c true`.
-func referenceBwrap(argv []string) ([]string, error) {
-	for i, a := range argv {
-		if a != "--" {
-			continue
-		}
-		inner := append([]string(nil), argv[i+1:]...)
-		if len(inner) < 3 || inner[len(inner)-2] != "-c" || inner[len(inner)-1] != "cat /proc/1/cmdline" {
-			return nil, fmt.Errorf("bwrap ran %q, not a shell's -c", inner)
-		}
-		inner[len(inner)-1] = "true"
-		return append(append([]string(nil), argv[:i+1]...), inner...), nil
+// recordBwrap runs `spear-shell -c true` once with bench/bwraprec standing in for bwrap (first
+// on PATH, named bwrap), and returns the argv and environment bwrap got, options passed on a
+// descriptor included: the reference runs bwrap with exactly those.
+func recordBwrap(ctx context.Context, w *world, h *home) (argv, env []string, err error) {
+	real, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil, errors.New("no -- in bwrap's argv")
+	dir := filepath.Join(w.root, "bwraprec")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	rec, err := os.ReadFile(w.tool("bwraprec"))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "bwrap"), rec, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "real"), []byte(real), 0o644)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	out := filepath.Join(dir, "record")
+	e := append([]string(nil), h.env...)
+	for i, kv := range e {
+		if strings.HasPrefix(kv, "PATH=") {
+			e[i] = "PATH=" + dir + ":" + strings.TrimPrefix(kv, "PATH=")
+		}
+	}
+	if _, err := w.run(ctx, spec{argv: []string{w.spear, "-c", "true"}, env: e}); err != nil {
+		return nil, nil, err
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return parseBwrapRecord(b)
+}
+
+// parseBwrapRecord reads what bwraprec wrote: the argv of a shell's -c true, and the environment.
+func parseBwrapRecord(b []byte) (argv, env []string, err error) {
+	a, v, ok := strings.Cut(string(b), "\n\n")
+	if !ok {
+		return nil, nil, errors.New("bwrap record: no blank line between argv and environment")
+	}
+	argv, env = strings.Split(a, "\x00"), strings.Split(v, "\x00")
+	if n := len(argv); n < 5 || argv[n-4] != "--" || argv[n-2] != "-c" || argv[n-1] != "true" {
+		return nil, nil, fmt.Errorf("bwrap ran %q, not a shell's -c true", argv)
+	}
+	return argv, env, nil
 }
 
 // The mcpstdio rows (issue 3) compare spear-shell's client alone with the go-sdk client:

@@ -303,9 +303,15 @@ var baseOptions = []string{
 // every masked file, and --chdir Dir. Absent masks are ignored (CheapMasks creates what it can).
 // Nothing is created on the host: every mount point exists.
 func (b *Boundary) Args(argv []string) []string {
+	a := append([]string{b.Bwrap}, b.Options()...)
+	a = append(a, "--")
+	return append(a, argv...)
+}
+
+// Options are Args without the bwrap path and without "--" and the command.
+func (b *Boundary) Options() []string {
 	m := b.Masks
-	a := make([]string, 0, 1+len(baseOptions)+8*(len(m.Dirs)+len(m.Files))+8+len(argv))
-	a = append(a, b.Bwrap)
+	a := make([]string, 0, len(baseOptions)+8*(len(m.Dirs)+len(m.Files))+8)
 	a = append(a, baseOptions...)
 	for _, p := range pins(m) {
 		a = append(a, "--bind", p, p)
@@ -335,8 +341,7 @@ func (b *Boundary) Args(argv []string) []string {
 	if b.Dir != "" {
 		a = append(a, "--chdir", b.Dir)
 	}
-	a = append(a, "--")
-	return append(a, argv...)
+	return a
 }
 
 func (b *Boundary) emptyFD() int {

@@ -114,22 +114,26 @@ func runProbe(bwrap, cacheDir string) (bool, string) {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func readProbeCache(path string) (probeCache, error) {
+	// Plain system calls: an *os.File would set up the runtime's poller, which the -c fast
+	// path does not otherwise need.
 	var c probeCache
-	f, err := os.Open(path)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return c, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
 		return c, err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) != os.Geteuid() || fi.Mode().Perm()&0o022 != 0 || !fi.Mode().IsRegular() {
+	if int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0 || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return c, errors.New("probe cache: not a private file of this user")
 	}
 	var buf [4096]byte
-	n, _ := f.Read(buf[:])
+	n, err := syscall.Read(fd, buf[:])
+	if err != nil {
+		return c, err
+	}
 	line, complete := strings.CutSuffix(string(buf[:n]), "\n")
 	fields := strings.Split(line, "\t")
 	if !complete || len(fields) != 6 || fields[0] != probeCacheTag {

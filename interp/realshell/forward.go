@@ -140,33 +140,148 @@ func (rs *RealShell) Exec(argv0 string, args []string) error {
 	if err := rs.checkShell(); err != nil {
 		return err
 	}
-	// The -c fast path: a bare fork and exec (os/exec would probe pidfd support with a process of
-	// its own first), bwrap's info pipe on fd 3.
-	infoR, infoW, err := os.Pipe()
+	pid, infoR, err := rs.startBwrap(args)
 	if err != nil {
-		return fmt.Errorf("boundary: %w", err)
+		return err
 	}
-	full := rs.boundary().Args(append([]string{rs.Path}, args...))
-	full = append([]string{full[0], "--info-fd", "3"}, full[1:]...)
+	// This process only waits now: one processor is enough, and fewer runtime threads leave
+	// the cores to bwrap and bash. Signals are caught from here on, while bwrap loads; one that
+	// comes before ends this process, and bwrap with it (Pdeathsig), as it would have ended a
+	// shell that had not yet set its traps.
+	runtime.GOMAXPROCS(1)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	pid, err := syscall.ForkExec(full[0], full, &syscall.ProcAttr{
-		Dir: rs.Dir, Env: rs.Env, Files: []uintptr{0, 1, 2, infoW.Fd()},
-	})
-	infoW.Close()
-	if err != nil {
-		infoR.Close()
-		return fmt.Errorf("boundary: %s: %w", full[0], err)
-	}
 	os.Exit(waitForwarding(pid, infoR, sigs))
 	return nil
+}
+
+// argsAtomic is the most bwrap's options may take to be written at once: a pipe write of at
+// most PIPE_BUF bytes is never split, so bwrap reads all of them or, if this process died
+// first, none (and then, with no root bound, finds no shell to run).
+const argsAtomic = 4096
+
+// startBwrap starts bwrap running the real shell with args, its options on fd 3 (--args):
+// bwrap is started first, before the masks are computed, so that it loads meanwhile. Its info
+// (the sandboxed command's pid) comes on the returned file; fd 5 is /dev/null for file masks
+// that need a copy. A bare fork and exec: os/exec would probe pidfd support with a process of
+// its own first.
+func (rs *RealShell) startBwrap(args []string) (int, *os.File, error) {
+	b := rs.Boundary
+	argv := append([]string{b.Bwrap, "--args", "3", "--info-fd", "4", "--", rs.Path}, args...)
+	optR, optW, infoR, infoW, null, err := bwrapFDs()
+	if err != nil {
+		return 0, nil, fmt.Errorf("boundary: %w", err)
+	}
+	// Should this process die before bwrap has its options, bwrap dies too. (Pdeathsig follows
+	// the forking thread, but the runtime ends a thread only under a goroutine that locked it
+	// and exited, which no goroutine here does; locking one would cost a thread of its own.)
+	pid, err := syscall.ForkExec(b.Bwrap, argv, &syscall.ProcAttr{
+		Dir: rs.Dir, Env: rs.Env, Files: []uintptr{0, 1, 2, uintptr(optR), uintptr(infoW), uintptr(null)},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	closeFDs(optR, infoW, null)
+	if err != nil {
+		closeFDs(optW, infoR)
+		return 0, nil, fmt.Errorf("boundary: %s: %w", b.Bwrap, err)
+	}
+	b = rs.boundary()
+	b.EmptyFD = 5
+	opts := nulJoin(b.Options())
+	if len(opts) > argsAtomic {
+		// Too long to pass whole in one write: this bwrap, still waiting for them, is killed,
+		// and one is started with its options on the command line.
+		closeFDs(optW, infoR)
+		kill(pid)
+		return rs.startBwrapArgv(args)
+	}
+	_, werr := syscall.Write(optW, opts)
+	syscall.Close(optW)
+	if werr != nil {
+		kill(pid)
+		syscall.Close(infoR)
+		return 0, nil, fmt.Errorf("boundary: passing the options to bwrap: %w", werr)
+	}
+	return pid, os.NewFile(uintptr(infoR), "bwrap-info"), nil
+}
+
+// startBwrapArgv is startBwrap with the options on the command line.
+func (rs *RealShell) startBwrapArgv(args []string) (int, *os.File, error) {
+	optR, optW, infoR, infoW, null, err := bwrapFDs()
+	if err != nil {
+		return 0, nil, fmt.Errorf("boundary: %w", err)
+	}
+	closeFDs(optR, optW)
+	b := rs.boundary()
+	b.EmptyFD = 5
+	full := b.Args(append([]string{rs.Path}, args...))
+	full = append([]string{full[0], "--info-fd", "4"}, full[1:]...)
+	pid, err := syscall.ForkExec(full[0], full, &syscall.ProcAttr{
+		Dir: rs.Dir, Env: rs.Env, Files: []uintptr{0, 1, 2, uintptr(null), uintptr(infoW), uintptr(null)},
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	closeFDs(infoW, null)
+	if err != nil {
+		syscall.Close(infoR)
+		return 0, nil, fmt.Errorf("boundary: %s: %w", full[0], err)
+	}
+	return pid, os.NewFile(uintptr(infoR), "bwrap-info"), nil
+}
+
+// bwrapFDs opens the options pipe, the info pipe and /dev/null, all close-on-exec.
+func bwrapFDs() (optR, optW, infoR, infoW, null int, err error) {
+	if optR, optW, err = pipe(); err != nil {
+		return
+	}
+	if infoR, infoW, err = pipe(); err != nil {
+		closeFDs(optR, optW)
+		return
+	}
+	if null, err = syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err != nil {
+		closeFDs(optR, optW, infoR, infoW)
+	}
+	return
+}
+
+// kill ends a bwrap that never got its options, and reaps it.
+func kill(pid int) {
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			return
+		}
+	}
+}
+
+func pipe() (r, w int, err error) {
+	var p [2]int
+	err = syscall.Pipe2(p[:], syscall.O_CLOEXEC)
+	return p[0], p[1], err
+}
+
+func closeFDs(fds ...int) {
+	for _, fd := range fds {
+		syscall.Close(fd)
+	}
+}
+
+// nulJoin is bwrap's --args format: each argument followed by a NUL byte.
+func nulJoin(args []string) []byte {
+	n := 0
+	for _, a := range args {
+		n += len(a) + 1
+	}
+	out := make([]byte, 0, n)
+	for _, a := range args {
+		out = append(append(out, a...), 0)
+	}
+	return out
 }
 
 // waitForwarding waits for the bwrap child pid, passing signals on to the sandboxed command's
 // group, and returns its exit status as a shell reports it. This process only waits now: one
 // processor is enough, and fewer idle threads spinning leave the cores to bwrap and bash.
 func waitForwarding(pid int, info *os.File, sigs chan os.Signal) int {
-	runtime.GOMAXPROCS(1)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
