@@ -4,7 +4,11 @@
 // realistic descriptions and schemas.
 //
 // It is written by hand rather than with the go-sdk so that its own cost is small and the
-// same for every client measured against it.
+// same for every client measured against it: the tools' JSON is built by appending bytes (no
+// reflection, no re-validation of pre-encoded JSON), and each tools/list page is encoded once,
+// at its first request, after which an answer is the page's bytes with the request's id
+// spliced in. A benchmark of 10,000 tools then measures the client's work, not this server's
+// encoding of the same 250 KB on every run. -tools 0 serves an empty list ("tools": []).
 package main
 
 import (
@@ -24,8 +28,7 @@ func main() {
 	tools := flag.Int("tools", 1, "number of tools served (echo first); 0 serves none")
 	page := flag.Int("page", 0, "tools per tools/list page; 0 means all in one page")
 	flag.Parse()
-	s := &server{initDelay: time.Duration(*initMS) * time.Millisecond, page: *page}
-	s.buildTools(*tools)
+	s := &server{initDelay: time.Duration(*initMS) * time.Millisecond, page: *page, ntools: max(*tools, 0)}
 	if err := s.serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "slowprovider: %v\n", err)
 		os.Exit(1)
@@ -35,7 +38,9 @@ func main() {
 type server struct {
 	initDelay time.Duration
 	page      int
-	tools     []json.RawMessage // each tool's JSON, encoded once
+	ntools    int
+	tools     [][]byte       // each tool's JSON, built at the first tools/list
+	pages     map[int][]byte // a tools/list result by its first tool, encoded once
 }
 
 type request struct {
@@ -49,42 +54,35 @@ type callParams struct {
 	Arguments map[string]any `json:"arguments"`
 }
 
-func (s *server) buildTools(n int) {
-	for i := range n {
-		var t map[string]any
-		if i == 0 {
-			t = map[string]any{
-				"name":        "echo",
-				"description": "Echo back the message it is given.\nUseful to check that the provider answers.",
-				"inputSchema": map[string]any{
-					"type":                 "object",
-					"properties":           map[string]any{"message": map[string]any{"type": "string", "description": "text to echo"}},
-					"required":             []string{"message"},
-					"additionalProperties": false,
-				},
-				"annotations": map[string]any{"readOnlyHint": true},
-			}
-		} else {
-			t = map[string]any{
-				"name": fmt.Sprintf("t%04d", i),
-				"description": fmt.Sprintf("Tool number %d of the benchmark family: looks up a record by key "+
-					"in the project's store and returns it with its history.\nSecond line of the description.", i),
-				"inputSchema": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"key":     map[string]any{"type": "string", "minLength": 1, "description": "record key"},
-						"limit":   map[string]any{"type": "integer", "minimum": 1, "maximum": 100},
-						"history": map[string]any{"type": "boolean", "description": "include the history"},
-					},
-					"required": []string{"key"},
-				},
-			}
-		}
-		b, err := json.Marshal(t)
-		if err != nil {
-			panic(err) // static data: cannot fail
-		}
-		s.tools = append(s.tools, b)
+// echoTool is the first tool, as json.Marshal wrote it from a map (keys sorted).
+const echoTool = `{"annotations":{"readOnlyHint":true},` +
+	`"description":"Echo back the message it is given.\nUseful to check that the provider answers.",` +
+	`"inputSchema":{"additionalProperties":false,"properties":{"message":{"description":"text to echo","type":"string"}},` +
+	`"required":["message"],"type":"object"},"name":"echo"}`
+
+// appendTool appends tool i's JSON (i >= 1), byte for byte what json.Marshal wrote from a map.
+func appendTool(b []byte, i int) []byte {
+	b = append(b, `{"description":"Tool number `...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, ` of the benchmark family: looks up a record by key in the project's store and returns it with its history.\nSecond line of the description.",`...)
+	b = append(b, `"inputSchema":{"properties":{"history":{"description":"include the history","type":"boolean"},`...)
+	b = append(b, `"key":{"description":"record key","minLength":1,"type":"string"},`...)
+	b = append(b, `"limit":{"maximum":100,"minimum":1,"type":"integer"}},"required":["key"],"type":"object"},"name":"t`...)
+	for d := 1000; d > 1 && i < d; d /= 10 {
+		b = append(b, '0') // %04d
+	}
+	b = strconv.AppendInt(b, int64(i), 10)
+	return append(b, `"}`...)
+}
+
+func (s *server) buildTools() {
+	if s.tools != nil || s.ntools == 0 {
+		return
+	}
+	s.tools = make([][]byte, s.ntools)
+	s.tools[0] = []byte(echoTool)
+	for i := 1; i < s.ntools; i++ {
+		s.tools[i] = appendTool(make([]byte, 0, 400), i)
 	}
 }
 
@@ -128,7 +126,16 @@ func (s *server) handle(line []byte, w *bufio.Writer) error {
 	case "ping":
 		result = map[string]any{}
 	case "tools/list":
-		result = s.list(req.Params)
+		// The encoded page is spliced in as it is: the same bytes json.Marshal wrote.
+		var id bytes.Buffer
+		if err := json.Compact(&id, req.ID); err != nil {
+			return fmt.Errorf("encode: %w", err)
+		}
+		w.WriteString(`{"id":`)
+		w.Write(id.Bytes())
+		w.WriteString(`,"jsonrpc":"2.0","result":`)
+		w.Write(s.list(req.Params))
+		return flush(w)
 	case "tools/call":
 		result, rpcErr = s.call(req.Params)
 	default:
@@ -145,6 +152,11 @@ func (s *server) handle(line []byte, w *bufio.Writer) error {
 		return fmt.Errorf("encode: %w", err)
 	}
 	w.Write(b)
+	return flush(w)
+}
+
+// flush ends the answer's line and sends it.
+func flush(w *bufio.Writer) error {
 	w.WriteByte('\n')
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write: %w", err)
@@ -157,22 +169,47 @@ type rpcError struct {
 	Message string `json:"message"`
 }
 
-func (s *server) list(params json.RawMessage) any {
+// list returns the encoded tools/list result (with the closing brace of the response) for the
+// page the cursor names.
+func (s *server) list(params json.RawMessage) []byte {
 	var p struct {
 		Cursor string `json:"cursor"`
 	}
 	_ = json.Unmarshal(params, &p)
 	start, _ := strconv.Atoi(p.Cursor)
-	start = min(max(start, 0), len(s.tools))
-	end := len(s.tools)
+	start = min(max(start, 0), s.ntools)
+	if b, ok := s.pages[start]; ok {
+		return b
+	}
+	s.buildTools()
+	end := s.ntools
 	if s.page > 0 {
 		end = min(start+s.page, end)
 	}
-	res := map[string]any{"tools": s.tools[start:end]}
-	if end < len(s.tools) {
-		res["nextCursor"] = strconv.Itoa(end)
+	n := 32
+	for _, t := range s.tools[start:end] {
+		n += len(t) + 1
 	}
-	return res
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	if end < s.ntools {
+		b = append(b, `"nextCursor":"`...)
+		b = strconv.AppendInt(b, int64(end), 10)
+		b = append(b, `",`...)
+	}
+	b = append(b, `"tools":[`...)
+	for i, t := range s.tools[start:end] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t...)
+	}
+	b = append(b, "]}}"...)
+	if s.pages == nil {
+		s.pages = map[int][]byte{}
+	}
+	s.pages[start] = b
+	return b
 }
 
 func (s *server) call(params json.RawMessage) (any, *rpcError) {
