@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -133,14 +134,18 @@ func (l *Logger) Log(e Event) error {
 	return nil
 }
 
-var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+// idEncoding is made on first use: package initialisation stays free of work (the front binary
+// links this package and starts for every command line).
+var idEncoding = sync.OnceValue(func() *base32.Encoding {
+	return base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+})
 
 // NewAuditID returns a random, URL-safe identifier (16 random bytes, 26
 // lower-case base32 characters), unique per answer.
 func NewAuditID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error; it crashes instead
-	return idEncoding.EncodeToString(b[:])
+	return idEncoding().EncodeToString(b[:])
 }
 
 // Redactor is the redactor the logger applies, for callers that must clean

@@ -71,7 +71,14 @@ type outNotification struct {
 }
 
 // errEOF is the server closing its stdout.
-var errEOF = fmt.Errorf("server closed its stdout: %w", io.ErrUnexpectedEOF)
+// errEOF is a type, not a fmt.Errorf value: package initialisation stays free of work (the
+// front binary links this package and starts for every command line).
+var errEOF error = eofError{}
+
+type eofError struct{}
+
+func (eofError) Error() string { return "server closed its stdout: " + io.ErrUnexpectedEOF.Error() }
+func (eofError) Unwrap() error { return io.ErrUnexpectedEOF }
 
 // request sends one request and waits for its answer, the end of ctx, the end of the
 // transport or Close. It never sends twice.
