@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Client is a session with one MCP server process. Its methods may be called
@@ -290,24 +291,29 @@ func readLine(br *bufio.Reader, max int, buf []byte) ([]byte, error) {
 	}
 }
 
-// dispatch handles one line from the server.
+// dispatch handles one line from the server. The line is validated as JSON and split into
+// its members in one pass (splitMessage); the values it hands on are known to be valid JSON.
 func (c *Client) dispatch(line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil || m == nil {
+	m, ok := splitMessage(line)
+	if !ok {
 		return fmt.Errorf("not a JSON-RPC message: %s", snippet(line))
 	}
-	var version string
-	if err := json.Unmarshal(m["jsonrpc"], &version); err != nil || version != "2.0" {
-		return fmt.Errorf("not a JSON-RPC 2.0 message: %s", snippet(line))
+	if string(m.jsonrpc) != `"2.0"` { // the usual spelling needs no decoding
+		var version string
+		if err := json.Unmarshal(m.jsonrpc, &version); err != nil || version != "2.0" {
+			return fmt.Errorf("not a JSON-RPC 2.0 message: %s", snippet(line))
+		}
 	}
-	id, hasID := m["id"]
-	if rawMethod, ok := m["method"]; ok {
-		var method string
-		if err := json.Unmarshal(rawMethod, &method); err != nil {
-			return fmt.Errorf("method is not a string: %s", snippet(line))
+	id, hasID := m.id, m.hasID
+	if m.hasMethod {
+		method, ok := plainString(m.method)
+		if !ok {
+			if err := json.Unmarshal(m.method, &method); err != nil {
+				return fmt.Errorf("method is not a string: %s", snippet(line))
+			}
 		}
 		if !hasID {
 			// A notification: only a change of the tool list is worth remembering.
@@ -324,8 +330,8 @@ func (c *Client) dispatch(line []byte) error {
 	if !hasID {
 		return fmt.Errorf("message has neither method nor id: %s", snippet(line))
 	}
-	result, hasResult := m["result"]
-	rawErr, hasErr := m["error"]
+	result, hasResult := m.result, m.hasResult
+	rawErr, hasErr := m.err, m.hasErr
 	if hasResult == hasErr {
 		return fmt.Errorf("response %s must have exactly one of result and error", snippet(id))
 	}
@@ -345,7 +351,8 @@ func (c *Client) dispatch(line []byte) error {
 		}
 		r.err = &RPCError{Code: code, Message: *e.Message, Data: e.Data}
 	} else {
-		r.result = result
+		// A copy: the line's buffer is read into again.
+		r.result = json.RawMessage(bytes.Clone(result))
 	}
 	n, err := strconv.ParseInt(string(id), 10, 64)
 	if err != nil {
@@ -363,6 +370,19 @@ func (c *Client) dispatch(line []byte) error {
 	}
 	ch <- r
 	return nil
+}
+
+// plainString returns the JSON string v holds when it needs no decoding (no escapes, valid
+// UTF-8); ok is false otherwise, and the caller decodes v.
+func plainString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	body := v[1 : len(v)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // validRequestID reports whether a server request's id is a string or a number.

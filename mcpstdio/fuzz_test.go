@@ -82,3 +82,51 @@ func FuzzReadLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplitMessage holds splitMessage to what decoding the line into a map gives: the same
+// verdict on any input, and for each member the client reads, the same presence and bytes.
+func FuzzSplitMessage(f *testing.F) {
+	for _, s := range dispatchSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"id":2,"result":{"a":[1,2]},"result":null}`,
+		`{"json\u0072pc":"2.0","\u0069d":1,"Result":{},"result":{}}`,
+		` { "jsonrpc" : "2.0" , "id" : 1 , "error" : { "code" : 1 , "message" : "m" } } `,
+		`{"jsonrpc":"2.0","id":1,"result":{"x":"\u00"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"x":[1,2}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}x`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\x01\"}",
+		"{\"\xff\":1,\"method\":\"\xfe\"}",
+		`{}`, `{} `, `{,}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, ok := splitMessage(line)
+		var want map[string]json.RawMessage
+		wantOK := json.Unmarshal(line, &want) == nil && want != nil
+		if ok != wantOK {
+			t.Fatalf("%q: splitMessage ok %v, decoding into a map ok %v", line, ok, wantOK)
+		}
+		if !ok {
+			return
+		}
+		for _, m := range []struct {
+			key string
+			val []byte
+			has bool
+		}{
+			{"jsonrpc", got.jsonrpc, got.jsonrpc != nil},
+			{"id", got.id, got.hasID},
+			{"method", got.method, got.hasMethod},
+			{"result", got.result, got.hasResult},
+			{"error", got.err, got.hasErr},
+		} {
+			w, has := want[m.key]
+			if has != m.has || !bytes.Equal(w, m.val) {
+				t.Fatalf("%q: member %q is %q (present %v), want %q (present %v)", line, m.key, m.val, m.has, w, has)
+			}
+		}
+	})
+}
