@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -21,7 +20,6 @@ import (
 // concurrently. It must be closed.
 type Client struct {
 	opts   Options
-	cmd    *exec.Cmd
 	pgid   int
 	stdin  *os.File // our end of the server's stdin
 	stdout *os.File // our end of the server's stdout

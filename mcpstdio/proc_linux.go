@@ -10,12 +10,41 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// awaitExit blocks until process pid has exited, leaving it a zombie (WNOWAIT).
+// awaitExit blocks until process pid has exited, leaving it a zombie (WNOWAIT). It waits on
+// a pidfd through the runtime's poller, which holds no thread per server (twenty servers
+// would otherwise hold twenty threads, each costly to create); without pidfds, waitid blocks.
 func awaitExit(pid int) {
+	if fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK); err == nil {
+		f := os.NewFile(uintptr(fd), "pidfd")
+		defer f.Close()
+		if rc, err := f.SyscallConn(); err == nil {
+			exited := false
+			rerr := rc.Read(func(fd uintptr) bool {
+				var info unix.Siginfo // zeroed: Linux leaves it so while the process runs
+				err := unix.Waitid(unix.P_PIDFD, int(fd), &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+				// SIGCHLD in si_signo means exited; an error, that nothing is left to wait for.
+				exited = !errors.Is(err, syscall.EINTR) && (err != nil || info.Signo != 0)
+				return exited
+			})
+			if rerr == nil && exited {
+				return
+			}
+		}
+	}
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
 		if !errors.Is(err, syscall.EINTR) {
+			return
+		}
+	}
+}
+
+// reap releases the exited process pid.
+func reap(pid int) {
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); !errors.Is(err, syscall.EINTR) {
 			return
 		}
 	}

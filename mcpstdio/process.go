@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -17,9 +16,9 @@ const (
 	tailWait  = 200 * time.Millisecond // for stderr to reach end of file so the tail is complete
 )
 
-// launch starts the program in its own process group with pipes this package owns.
-// The pipes are *os.File on both sides, so exec starts no copying goroutine and Wait
-// returns when the leader exits, whatever a grandchild still holds.
+// launch starts the program in its own process group with pipes this package owns. The
+// leader's exit is learnt from the process itself (awaitExit), whatever a grandchild still
+// holds of the pipes.
 func launch(cmd Command, opts Options) (*Client, error) {
 	if err := checkCommand(cmd); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
@@ -55,20 +54,23 @@ func launch(cmd Command, opts Options) (*Client, error) {
 		closeAll()
 		return nil, fmt.Errorf("%w: stderr pipe: %w", ErrStart, err)
 	}
-	ec := &exec.Cmd{
-		Path:        cmd.Path,
-		Args:        append([]string{cmd.Path}, cmd.Args...),
-		Dir:         cmd.Dir,
-		Env:         env,
-		Stdin:       inR,
-		Stdout:      outW,
-		Stderr:      errW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-		WaitDelay:   time.Second,
-	}
-	if err := ec.Start(); err != nil {
+	// A bare fork and exec: os/exec would first probe pidfd support by starting a process of
+	// its own, and would add PWD to the environment, which must hold only what it is given.
+	argv := append([]string{cmd.Path}, cmd.Args...)
+	pid, err := syscall.ForkExec(cmd.Path, argv, &syscall.ProcAttr{
+		Dir:   cmd.Dir,
+		Env:   lastWins(env),
+		Files: []uintptr{inR.Fd(), outW.Fd(), errW.Fd()},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
 		closeAll()
-		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+		if cmd.Dir != "" && errors.Is(err, syscall.ENOENT) {
+			if _, serr := os.Stat(cmd.Dir); serr != nil {
+				return nil, fmt.Errorf("%w: chdir %s: %w", ErrStart, cmd.Dir, serr)
+			}
+		}
+		return nil, fmt.Errorf("%w: fork/exec %s: %w", ErrStart, cmd.Path, err)
 	}
 	// The child holds its own copies; ours would keep the pipes open after it exits.
 	inR.Close()
@@ -77,8 +79,7 @@ func launch(cmd Command, opts Options) (*Client, error) {
 
 	c := &Client{
 		opts:       opts,
-		cmd:        ec,
-		pgid:       ec.Process.Pid,
+		pgid:       pid,
 		stdin:      inW,
 		stdout:     outR,
 		stderr:     errR,
@@ -124,7 +125,27 @@ func (c *Client) waitLeader() {
 	awaitExit(c.pgid)
 	close(c.exited)
 	<-c.reapOK
-	_ = c.cmd.Wait() // releases the process; its status is moot once the group was killed
+	reap(c.pgid) // releases the process; its status is moot once the group was killed
+}
+
+// lastWins drops earlier duplicates of a variable, as exec.Cmd does: the last value counts.
+func lastWins(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	if len(last) == len(env) {
+		return env
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func (c *Client) drainStderr() {
