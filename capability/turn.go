@@ -104,8 +104,8 @@ func (t *Turn) load() {
 		e.state, stErr = openState(man.StateDir, "")
 	} else {
 		parent := defaultStateParent(getenv)
-		key := stateKey(man.Session, man.Turn, readSmall(t.s.ManifestPath),
-			readSmall(filepath.Join(home, "projects.json")), readSmall(capsFile))
+		projects, caps := reg.Sources()
+		key := stateKey(man.Session, man.Turn, man.Source, projects, caps)
 		e.state, stErr = openState(filepath.Join(parent, key), parent)
 	}
 
@@ -177,16 +177,6 @@ func (e *turnEnv) logEvent(ev audit.Event) error {
 		return fmt.Errorf("audit: no turn")
 	}
 	return e.log.Log(ev)
-}
-
-func readSmall(path string) []byte {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, 8<<20))
-	return b
 }
 
 func scopeString(s policy.Scope) string {

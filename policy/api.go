@@ -54,6 +54,14 @@ type Registry struct {
 	Rejected  []Rejected // providers left out: id (if known) and why
 
 	secrets []string
+	// The bytes of projects.json and of the capabilities file as read (nil: not read).
+	projectsData, capabilitiesData []byte
+}
+
+// Sources are the bytes projects.json and the capabilities file were loaded from (nil for a
+// file that could not be read), so that what identifies a configuration is what was used.
+func (r *Registry) Sources() (projects, capabilities []byte) {
+	return r.projectsData, r.capabilitiesData
 }
 
 // Rejected is a provider entry left out of the registry.
@@ -133,6 +141,8 @@ const (
 // Manifest is a validated turn manifest (SPEC 2.4). Defaults are filled in.
 type Manifest struct {
 	Turn, Session, Workspace, Project, Task, Pass, Runtime, PermissionMode string
+
+	Source []byte // the bytes it was loaded from
 
 	Approver        []string // Approver[0] absolute; nil when absent
 	ApproverTimeout time.Duration

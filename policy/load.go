@@ -103,6 +103,7 @@ func Load(p Paths) (*Registry, error) {
 
 	projData, projErr := readConfig(filepath.Join(p.Home, "projects.json"), MaxConfigBytes)
 	capsData, capsErr := readConfig(capsFile, MaxConfigBytes)
+	reg.projectsData, reg.capabilitiesData = projData, capsData
 	var fatal fatalErrors
 	var projects []Project
 	var projProblems []*Problem

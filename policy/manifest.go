@@ -30,7 +30,7 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 	if err != nil {
 		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v", err)}
 	}
-	m := &Manifest{Runtime: RuntimeGateway, PermissionMode: ModeAsk, ApproverTimeout: DefaultApproverTimeout}
+	m := &Manifest{Source: data, Runtime: RuntimeGateway, PermissionMode: ModeAsk, ApproverTimeout: DefaultApproverTimeout}
 	bad := func(key, format string, args ...any) error {
 		return &Problem{File: file, Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
 	}

@@ -96,6 +96,12 @@ func TestLoadManifest(t *testing.T) {
 		writeFile(t, path, tt.json)
 		got, err := LoadManifest(path, cwd)
 		if tt.want != nil {
+			if got != nil && string(got.Source) != tt.json {
+				t.Errorf("%d %s: Source = %q, want the file's bytes", i, tt.name, got.Source)
+			}
+			if got != nil {
+				got.Source = nil
+			}
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("%d %s: LoadManifest = %#v, %v; want %#v", i, tt.name, got, err, tt.want)
 			}
