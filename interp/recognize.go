@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 	"slices"
 	"strings"
@@ -37,19 +38,11 @@ func (v Verdict) String() string {
 // Refusal codes.
 const (
 	CodeNotAlone  = "not-alone"
-	CodeMalformed = "malformed"
+	CodeMalformed = invocation.CodeMalformed
 )
 
 // Invocation is one answered spear-capability command line.
-type Invocation struct {
-	Verb    string   // "list", "describe" or "invoke"
-	Targets []string // describe: one or more "<id>/<tool>"; invoke: exactly one
-	// Arguments is, for invoke, the JSON object text after quote removal (validated:
-	// one object, no duplicate keys, no trailing data); the caller decodes it with
-	// UseNumber.
-	Arguments string
-	Source    string // the invocation's source text
-}
+type Invocation = invocation.Invocation
 
 // Segment is one piece of an answered input, in source order.
 type Segment struct {
@@ -66,7 +59,7 @@ type Analysis struct {
 }
 
 // Usage is the usage line shown in malformed refusals.
-const Usage = "usage: spear-capability list | spear-capability describe <id>/<tool>... | spear-capability invoke <id>/<tool> '<JSON object>'"
+const Usage = invocation.Usage
 
 var parsers = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
@@ -87,9 +80,8 @@ func Analyze(src string) Analysis {
 	if !realshell.MayInvoke(src) {
 		return Analysis{Verdict: Forward}
 	}
-	if words, source, ok := plainInvocation(src); ok {
+	if inv, why, ok := invocation.Plain(src); ok {
 		// The common case needs no parser: its parse is one top-level simple command.
-		inv, why := invocationOf(words, source)
 		if why != "" {
 			return refuse(CodeMalformed, why)
 		}

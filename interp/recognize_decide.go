@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ func decide(src string, f *syntax.File, found []occurrence) Analysis {
 		}
 	}
 	for _, o := range found {
-		inv, why := invocation(o, src)
+		inv, why := invocationAt(o, src)
 		if why != "" {
 			return refuse(CodeMalformed, why)
 		}
@@ -150,8 +151,8 @@ func nested(n syntax.Node) string {
 	return ""
 }
 
-// invocation checks the form of an answerable occurrence.
-func invocation(o occurrence, src string) (*Invocation, string) {
+// invocationAt checks the form of an answerable occurrence.
+func invocationAt(o occurrence, src string) (*Invocation, string) {
 	args := o.call.Args[1:]
 	words := make([]string, len(args))
 	for i, a := range args {
@@ -161,54 +162,7 @@ func invocation(o occurrence, src string) (*Invocation, string) {
 		}
 		words[i] = u.text
 	}
-	return invocationOf(words, src[o.stmt.Pos().Offset():o.call.End().Offset()])
-}
-
-// invocationOf checks the words after the name against the three forms.
-func invocationOf(words []string, source string) (*Invocation, string) {
-	inv := &Invocation{Source: source}
-	if len(words) == 0 {
-		return nil, "missing subcommand; " + Usage
-	}
-	inv.Verb = words[0]
-	rest := words[1:]
-	switch inv.Verb {
-	case "list":
-		if len(rest) != 0 {
-			return nil, "list takes no arguments; " + Usage
-		}
-	case "describe":
-		if len(rest) == 0 {
-			return nil, "describe needs at least one <id>/<tool>; " + Usage
-		}
-		for _, t := range rest {
-			if !isTarget(t) {
-				return nil, strconv.Quote(t) + " is not of the form <id>/<tool>; " + Usage
-			}
-		}
-		inv.Targets = rest
-	case "invoke":
-		if len(rest) != 2 {
-			return nil, "invoke takes exactly two arguments, <id>/<tool> and one JSON object in single quotes; " + Usage
-		}
-		if !isTarget(rest[0]) {
-			return nil, strconv.Quote(rest[0]) + " is not of the form <id>/<tool>; " + Usage
-		}
-		if err := checkObject(rest[1]); err != nil {
-			return nil, "the arguments of invoke must be one JSON object: " + err.Error() + "; " + Usage
-		}
-		inv.Targets = rest[:1]
-		inv.Arguments = rest[1]
-	default:
-		return nil, "unknown subcommand " + strconv.Quote(inv.Verb) + "; " + Usage
-	}
-	return inv, ""
-}
-
-// isTarget reports whether t looks like <id>/<tool>: one slash, both sides set.
-func isTarget(t string) bool {
-	id, tool, ok := strings.Cut(t, "/")
-	return ok && id != "" && tool != "" && !strings.Contains(tool, "/")
+	return invocation.Of(words, src[o.stmt.Pos().Offset():o.call.End().Offset()])
 }
 
 // endPos is the position of the last byte of a statement.

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"reflect"
 	"testing"
 )
@@ -30,7 +31,7 @@ func TestPlainInvocation(t *testing.T) {
 	for _, src := range plainCases {
 		checkPlainAgrees(t, src)
 	}
-	if _, _, ok := plainInvocation("spear-capability invoke a/b '{}'"); !ok {
+	if _, _, ok := invocation.PlainWords("spear-capability invoke a/b '{}'"); !ok {
 		t.Error("the usual invoke line is not read as plain")
 	}
 }
@@ -38,7 +39,7 @@ func TestPlainInvocation(t *testing.T) {
 // checkPlainAgrees: where the plain reading applies, it gives what the parse gives.
 func checkPlainAgrees(t *testing.T, src string) {
 	t.Helper()
-	if _, _, ok := plainInvocation(src); !ok {
+	if _, _, ok := invocation.PlainWords(src); !ok {
 		return
 	}
 	fast, slow := Analyze(src), analyzeParsed(src)

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"strings"
 	"testing"
 
@@ -535,7 +536,7 @@ func FuzzAnalyze(f *testing.F) {
 					t.Fatalf("Analyze(%q): source %q is not in the input", src, s.Invocation.Source)
 				}
 				if s.Invocation.Verb == "invoke" {
-					if err := checkObject(s.Invocation.Arguments); err != nil {
+					if err := invocation.CheckObject(s.Invocation.Arguments); err != nil {
 						t.Fatalf("Analyze(%q): arguments %q: %v", src, s.Invocation.Arguments, err)
 					}
 				}

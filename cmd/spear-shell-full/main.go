@@ -8,14 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
-	"time"
 
 	"github.com/spear-shell/spear-shell/capability"
+	"github.com/spear-shell/spear-shell/cmd/internal/turnrun"
 	"github.com/spear-shell/spear-shell/interp"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
@@ -48,20 +45,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
 	}
 	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), front, manifest)
-	cwd, _ := os.Getwd()
-	settings := capability.Settings{
-		Getenv:       os.Getenv,
-		Cwd:          cwd,
-		ManifestPath: manifest,
-		Session:      a.Own == "" && a.Mode == realshell.ModeSession,
-		Inside:       realshell.InsideBoundary(os.Getenv),
-		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
-	}
-	if rsErr != nil {
-		settings.Isolation = "unavailable: " + rsErr.Error()
-	} else {
-		settings.Isolation, settings.Isolated = rs.Note, rs.Isolated()
-	}
+	settings := turnrun.Settings(a, self, manifest, rs, rsErr)
 	ctx := context.Background()
 	switch a.Own {
 	case "spear-version":
@@ -104,11 +88,11 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 // runString answers a -c string that holds invocations. A string of answers alone starts no
 // shell; otherwise its forwarded parts run in one real shell, in order around the answers.
 func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
-	g := newGuard(nil)
-	defer g.stop()
+	g := turnrun.NewGuard(nil)
+	defer g.Stop()
 	answer := func(inv *interp.Invocation) int {
-		return g.answer(func(ctx context.Context) int {
-			return turn.Answer(ctx, request(inv), stdout, stderr)
+		return g.Answer(func(ctx context.Context) int {
+			return turn.Answer(ctx, turnrun.Request(inv), stdout, stderr)
 		})
 	}
 	if onlyAnswers(an) {
@@ -119,7 +103,7 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 				break
 			}
 		}
-		if n := g.terminatedBy(); n != 0 {
+		if n := g.TerminatedBy(); n != 0 {
 			return 128 + n
 		}
 		return code
@@ -129,7 +113,7 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
 		return 126
 	}
-	g.setShell(sh)
+	g.SetShell(sh)
 	return interp.RunSegments(an, sh, interp.Handlers{
 		Answer: answer,
 		Refuse: func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
@@ -139,8 +123,8 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 // runSession runs commands from stdin in one real shell until EOF, exit, or a signal, and
 // then ends the turn.
 func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
-	g := newGuard(turn)
-	defer g.stop()
+	g := turnrun.NewGuard(turn)
+	defer g.Stop()
 	var terminal *os.File
 	if a.Terminal || isTerminal(stdin) {
 		terminal = stdin
@@ -148,29 +132,27 @@ func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn
 	sh, err := startShell(a, rs, stdout, stderr, true, terminal)
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
-		g.closeTurn("the real shell could not start")
+		g.CloseTurn("the real shell could not start")
 		return 126
 	}
-	g.setShell(sh)
+	g.SetShell(sh)
 	code := interp.RunSession(stdin, sh, interp.Handlers{
 		Answer: func(inv *interp.Invocation) int {
-			return g.answer(func(ctx context.Context) int {
-				return turn.Answer(ctx, request(inv), stdout, stderr)
+			return g.Answer(func(ctx context.Context) int {
+				return turn.Answer(ctx, turnrun.Request(inv), stdout, stderr)
 			})
 		},
 		Refuse: func(code, reason string) int {
-			return g.answer(func(context.Context) int { return turn.Refuse(code, reason, stderr) })
+			return g.Answer(func(context.Context) int { return turn.Refuse(code, reason, stderr) })
 		},
 	})
-	if n := g.terminatedBy(); n != 0 {
-		g.closeTurn(terminatedReason(n))
+	if n := g.TerminatedBy(); n != 0 {
+		g.CloseTurn(turnrun.TerminatedReason(n))
 		return 128 + n
 	}
-	g.closeTurn("the session ended")
+	g.CloseTurn("the session ended")
 	return code
 }
-
-func terminatedReason(sig int) string { return "terminated by " + syscall.Signal(sig).String() }
 
 func startShell(a realshell.Args, rs *realshell.RealShell, stdout, stderr *os.File, session bool, terminal ...*os.File) (*realshell.Shell, error) {
 	argv := append([]string{rs.Path}, a.Options...)
@@ -198,10 +180,6 @@ func startShell(a realshell.Args, rs *realshell.RealShell, stdout, stderr *os.Fi
 		cfg.OwnGroup = true
 	}
 	return realshell.StartShell(cfg)
-}
-
-func request(inv *interp.Invocation) capability.Request {
-	return capability.Request{Verb: inv.Verb, Targets: inv.Targets, Arguments: inv.Arguments, Source: inv.Source}
 }
 
 func onlyAnswers(an interp.Analysis) bool {
@@ -246,129 +224,4 @@ func bashOption(opts []string, letter rune, name string) bool {
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && fi.Mode()&os.ModeDevice != 0
-}
-
-// guard turns signals into what SPEC 4 asks: SIGINT cancels the answer in progress (exit 130)
-// and reaches the running command; SIGTERM and SIGHUP end the shell and, in a session, the turn
-// and the process with 128+n, even while the session waits for input it may never get.
-type guard struct {
-	sigs       chan os.Signal
-	done       chan struct{}
-	wg         sync.WaitGroup
-	mu         sync.Mutex
-	sh         *realshell.Shell
-	cancel     context.CancelFunc
-	terminated int
-	// turn is the session's turn; answering holds turnMu, so that a terminating signal
-	// ends the turn only between answers.
-	turn      *capability.Turn
-	turnMu    sync.Mutex
-	closeOnce sync.Once
-}
-
-func newGuard(turn *capability.Turn) *guard {
-	g := &guard{sigs: make(chan os.Signal, 4), done: make(chan struct{}), turn: turn}
-	signal.Notify(g.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	g.wg.Add(1)
-	go g.loop()
-	return g
-}
-
-func (g *guard) loop() {
-	defer g.wg.Done()
-	for {
-		select {
-		case <-g.done:
-			return
-		case s := <-g.sigs:
-			sig := s.(syscall.Signal)
-			g.mu.Lock()
-			first := sig != syscall.SIGINT && g.terminated == 0
-			if first {
-				g.terminated = int(sig)
-			}
-			if g.cancel != nil {
-				g.cancel()
-			}
-			sh := g.sh
-			g.mu.Unlock()
-			if sh != nil {
-				sh.Signal(sig)
-			}
-			if first && g.turn != nil {
-				g.wg.Add(1)
-				go g.terminate(sh, int(sig))
-			}
-		}
-	}
-}
-
-// terminate ends a session on SIGTERM or SIGHUP: once the shell has gone, the turn is closed
-// (recorded, providers stopped) between answers and the process exits with 128+n.
-func (g *guard) terminate(sh *realshell.Shell, sig int) {
-	defer g.wg.Done()
-	if sh != nil {
-		select {
-		case <-sh.Exited():
-		case <-time.After(2 * time.Second):
-			sh.Signal(syscall.SIGKILL)
-			<-sh.Exited()
-		case <-g.done:
-			return
-		}
-	}
-	select {
-	case <-g.done: // the session ended on its own and closes the turn itself
-		return
-	default:
-	}
-	g.closeTurn(terminatedReason(sig))
-	os.Exit(128 + sig)
-}
-
-// closeTurn ends the turn once, between answers.
-func (g *guard) closeTurn(reason string) {
-	g.closeOnce.Do(func() {
-		g.turnMu.Lock()
-		g.turn.Close(reason)
-		// Keep the lock: no answer may start once the turn has ended.
-	})
-}
-
-func (g *guard) setShell(sh *realshell.Shell) {
-	g.mu.Lock()
-	g.sh = sh
-	g.mu.Unlock()
-}
-
-func (g *guard) terminatedBy() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.terminated
-}
-
-// answer runs one answer with a context that SIGINT, SIGTERM and SIGHUP cancel.
-func (g *guard) answer(f func(ctx context.Context) int) int {
-	g.turnMu.Lock()
-	defer g.turnMu.Unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g.mu.Lock()
-	if g.terminated != 0 {
-		g.mu.Unlock()
-		return 128 + g.terminated
-	}
-	g.cancel = cancel
-	g.mu.Unlock()
-	code := f(ctx)
-	g.mu.Lock()
-	g.cancel = nil
-	g.mu.Unlock()
-	return code
-}
-
-func (g *guard) stop() {
-	signal.Stop(g.sigs)
-	close(g.done)
-	g.wg.Wait()
 }

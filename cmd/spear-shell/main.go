@@ -3,16 +3,21 @@
 //
 // This front binary is the -c fast path: it decides from the command line alone and, for input
 // that cannot spell spear-capability, becomes the real shell without loading any configuration
-// or even a shell parser.
+// or even a shell parser. A -c string that is one plain invocation (the line agents type) it
+// answers itself, so that a cold invoke is one Go process, not two.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 
+	"github.com/spear-shell/spear-shell/capability"
+	"github.com/spear-shell/spear-shell/cmd/internal/turnrun"
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
@@ -42,9 +47,13 @@ func run(argv []string) int {
 	}
 	switch a.Mode {
 	case realshell.ModeString:
-		// Text that cannot spell the name is forwarded without a parse; anything else goes to
-		// the full binary, which parses it and forwards it too when it holds no invocation.
+		// Text that cannot spell the name is forwarded without a parse. The plain line agents
+		// almost always type is answered here; anything else goes to the full binary, which
+		// parses it and forwards it too when it holds no invocation.
 		if !a.NoExec && realshell.MayInvoke(a.String) {
+			if inv, malformed, ok := invocation.Plain(a.String); ok {
+				return answer(a, inv, malformed)
+			}
 			return execFull(argv)
 		}
 	case realshell.ModeSession:
@@ -73,6 +82,39 @@ func forward(argv0 string, a realshell.Args) int {
 		return 127
 	}
 	return 126
+}
+
+// answer answers a -c string that is one plain invocation (or refuses it as malformed),
+// as the full binary would, without starting a shell.
+func answer(a realshell.Args, inv *invocation.Invocation, malformed string) int {
+	self, err := realshell.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
+		return 126
+	}
+	manifest := a.Manifest
+	if manifest == "" {
+		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
+	}
+	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
+	if rsErr != nil {
+		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", rsErr)
+		return 126
+	}
+	turn := capability.NewTurn(turnrun.Settings(a, self, manifest, rs, nil))
+	defer turn.Close("")
+	if inv == nil {
+		return turn.Refuse(invocation.CodeMalformed, malformed, os.Stderr)
+	}
+	g := turnrun.NewGuard(nil)
+	defer g.Stop()
+	code := g.Answer(func(ctx context.Context) int {
+		return turn.Answer(ctx, turnrun.Request(inv), os.Stdout, os.Stderr)
+	})
+	if n := g.TerminatedBy(); n != 0 {
+		return 128 + n
+	}
+	return code
 }
 
 // execFull replaces this process with the full binary, same arguments.

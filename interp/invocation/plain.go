@@ -1,24 +1,26 @@
-package interp
+package invocation
 
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
-// plainInvocation recognises, without a parser, the form an agent types almost always: one line
+// PlainWords recognises, without a parser, the form an agent types almost always: one line
 // `spear-capability WORD...` whose words are plain bytes or single-quoted strings closed on the
 // line, with nothing else (no other command, operator, redirection, expansion or comment).
 // For such a line the parse finds exactly one top-level simple command whose first word is the
-// name; FuzzPlainInvocation holds the two readings equal. It returns the words after the name,
+// name; interp.FuzzPlainInvocation holds the two readings equal. It returns the words after the name,
 // after quote removal, and the invocation's source text.
-func plainInvocation(src string) (words []string, source string, ok bool) {
+func PlainWords(src string) (words []string, source string, ok bool) {
 	line, _ := strings.CutSuffix(src, "\n")
 	// Newlines, carriage returns, NUL bytes and invalid UTF-8 are for the parser to judge.
 	if strings.ContainsAny(line, "\n\r\x00") || !utf8.ValidString(line) {
 		return nil, "", false
 	}
 	source = strings.Trim(line, " \t")
-	rest, found := strings.CutPrefix(source, Name)
+	rest, found := strings.CutPrefix(source, realshell.Name)
 	if !found || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
 		return nil, "", false
 	}
@@ -56,4 +58,16 @@ func plainInvocation(src string) (words []string, source string, ok bool) {
 func plainByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		strings.IndexByte("_-./:,+%@", c) >= 0
+}
+
+// Plain recognises a plain line (see PlainWords) and checks it against the three forms: ok is
+// false when src is not plain (a parser must decide); otherwise inv is the invocation, or nil
+// with the reason it is malformed.
+func Plain(src string) (inv *Invocation, malformed string, ok bool) {
+	words, source, ok := PlainWords(src)
+	if !ok {
+		return nil, "", false
+	}
+	inv, malformed = Of(words, source)
+	return inv, malformed, true
 }

@@ -1,4 +1,4 @@
-package interp
+package invocation
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 // maxJSONDepth matches encoding/json's nesting limit, so what passes here decodes.
 const maxJSONDepth = 10000
 
-// checkObject validates that s is exactly one JSON object (RFC 8259) with no
+// CheckObject validates that s is exactly one JSON object (RFC 8259) with no
 // duplicate keys at any depth and nothing after it but white space. It only
 // validates: the caller keeps the text, so numbers keep their precision.
-func checkObject(s string) error {
+func CheckObject(s string) error {
 	if !utf8.ValidString(s) {
 		return errors.New("it is not valid UTF-8")
 	}

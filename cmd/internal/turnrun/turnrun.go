@@ -1,0 +1,174 @@
+// Package turnrun is what both spear-shell binaries need to answer invocations around a
+// capability turn: the turn's settings as a command line gives them, and the signal guard.
+package turnrun
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spear-shell/spear-shell/capability"
+	"github.com/spear-shell/spear-shell/interp/invocation"
+	"github.com/spear-shell/spear-shell/interp/realshell"
+)
+
+// Settings are the turn's settings for command line a: self is the running binary, manifest
+// the turn manifest's path, rs and rsErr how the real shell runs (or why it cannot).
+func Settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, rsErr error) capability.Settings {
+	cwd, _ := os.Getwd()
+	s := capability.Settings{
+		Getenv:       os.Getenv,
+		Cwd:          cwd,
+		ManifestPath: manifest,
+		Session:      a.Own == "" && a.Mode == realshell.ModeSession,
+		Inside:       realshell.InsideBoundary(os.Getenv),
+		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
+	}
+	if rsErr != nil {
+		s.Isolation = "unavailable: " + rsErr.Error()
+	} else {
+		s.Isolation, s.Isolated = rs.Note, rs.Isolated()
+	}
+	return s
+}
+
+// Request is what the turn is asked for by an invocation.
+func Request(inv *invocation.Invocation) capability.Request {
+	return capability.Request{Verb: inv.Verb, Targets: inv.Targets, Arguments: inv.Arguments, Source: inv.Source}
+}
+
+// TerminatedReason is the turn_ended reason for a terminating signal.
+func TerminatedReason(sig int) string { return "terminated by " + syscall.Signal(sig).String() }
+
+// Guard turns signals into what SPEC 4 asks: SIGINT cancels the answer in progress (exit 130)
+// and reaches the running command; SIGTERM and SIGHUP end the shell and, in a session, the turn
+// and the process with 128+n, even while the session waits for input it may never get.
+type Guard struct {
+	sigs       chan os.Signal
+	done       chan struct{}
+	wg         sync.WaitGroup
+	mu         sync.Mutex
+	sh         *realshell.Shell
+	cancel     context.CancelFunc
+	terminated int
+	// turn is the session's turn; answering holds turnMu, so that a terminating signal
+	// ends the turn only between answers.
+	turn      *capability.Turn
+	turnMu    sync.Mutex
+	closeOnce sync.Once
+}
+
+// NewGuard catches SIGINT, SIGTERM and SIGHUP until Stop; turn is a session's turn (nil for -c).
+func NewGuard(turn *capability.Turn) *Guard {
+	g := &Guard{sigs: make(chan os.Signal, 4), done: make(chan struct{}), turn: turn}
+	signal.Notify(g.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	g.wg.Add(1)
+	go g.loop()
+	return g
+}
+
+func (g *Guard) loop() {
+	defer g.wg.Done()
+	for {
+		select {
+		case <-g.done:
+			return
+		case s := <-g.sigs:
+			sig := s.(syscall.Signal)
+			g.mu.Lock()
+			first := sig != syscall.SIGINT && g.terminated == 0
+			if first {
+				g.terminated = int(sig)
+			}
+			if g.cancel != nil {
+				g.cancel()
+			}
+			sh := g.sh
+			g.mu.Unlock()
+			if sh != nil {
+				sh.Signal(sig)
+			}
+			if first && g.turn != nil {
+				g.wg.Add(1)
+				go g.terminate(sh, int(sig))
+			}
+		}
+	}
+}
+
+// terminate ends a session on SIGTERM or SIGHUP: once the shell has gone, the turn is closed
+// (recorded, providers stopped) between answers and the process exits with 128+n.
+func (g *Guard) terminate(sh *realshell.Shell, sig int) {
+	defer g.wg.Done()
+	if sh != nil {
+		select {
+		case <-sh.Exited():
+		case <-time.After(2 * time.Second):
+			sh.Signal(syscall.SIGKILL)
+			<-sh.Exited()
+		case <-g.done:
+			return
+		}
+	}
+	select {
+	case <-g.done: // the session ended on its own and closes the turn itself
+		return
+	default:
+	}
+	g.CloseTurn(TerminatedReason(sig))
+	os.Exit(128 + sig)
+}
+
+// CloseTurn ends the turn once, between answers.
+func (g *Guard) CloseTurn(reason string) {
+	g.closeOnce.Do(func() {
+		g.turnMu.Lock()
+		g.turn.Close(reason)
+		// Keep the lock: no answer may start once the turn has ended.
+	})
+}
+
+// SetShell names the real shell that signals are passed on to.
+func (g *Guard) SetShell(sh *realshell.Shell) {
+	g.mu.Lock()
+	g.sh = sh
+	g.mu.Unlock()
+}
+
+// TerminatedBy is the terminating signal received (SIGTERM or SIGHUP), or 0.
+func (g *Guard) TerminatedBy() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.terminated
+}
+
+// Answer runs one answer with a context that SIGINT, SIGTERM and SIGHUP cancel.
+func (g *Guard) Answer(f func(ctx context.Context) int) int {
+	g.turnMu.Lock()
+	defer g.turnMu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g.mu.Lock()
+	if g.terminated != 0 {
+		g.mu.Unlock()
+		return 128 + g.terminated
+	}
+	g.cancel = cancel
+	g.mu.Unlock()
+	code := f(ctx)
+	g.mu.Lock()
+	g.cancel = nil
+	g.mu.Unlock()
+	return code
+}
+
+// Stop stops catching signals.
+func (g *Guard) Stop() {
+	signal.Stop(g.sigs)
+	close(g.done)
+	g.wg.Wait()
+}
