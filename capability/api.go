@@ -93,6 +93,10 @@ type Turn struct {
 	closed bool
 
 	seq int // answers so far; a provider listed in an earlier answer is listed again before a call
+
+	// startCtx is the context of an answer that needs the family, while it runs: the turn's
+	// first load then starts the providers early (startEarly).
+	startCtx context.Context
 }
 
 // NewTurn returns a turn for s; it is cheap: nothing is read until the first need.
@@ -110,6 +114,8 @@ func (t *Turn) Answer(ctx context.Context, r Request, stdout, stderr io.Writer) 
 	defer t.mu.Unlock()
 	t.seq++
 	a := t.newAnswer(stdout, stderr)
+	t.startCtx = ctx
+	defer t.endStart()
 	var code string
 	switch r.Verb {
 	case "list":
@@ -146,6 +152,8 @@ func (t *Turn) Context(ctx context.Context, stdout, stderr io.Writer) int {
 	defer t.mu.Unlock()
 	t.seq++
 	a := t.newAnswer(stdout, stderr)
+	t.startCtx = ctx
+	defer t.endStart()
 	code := t.list(ctx, a, "context")
 	if code == CodeNoCapabilities {
 		a.errb.Reset()
@@ -155,6 +163,14 @@ func (t *Turn) Context(ctx context.Context, stdout, stderr io.Writer) int {
 		a.printf("note: the shell runs without isolation: %s\n", t.s.Isolation)
 	}
 	return a.finish(code)
+}
+
+// endStart ends an answer's early starts: what it did not take is stopped.
+func (t *Turn) endStart() {
+	t.startCtx = nil
+	if t.env != nil {
+		t.env.dropEarly()
+	}
 }
 
 // Close stops every provider (in parallel) and, in a session, records turn_ended.

@@ -269,9 +269,14 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 	results := make([]startResult, len(todo))
 	var wg sync.WaitGroup
 	for i, p := range todo {
+		early := e.takeEarly(p)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if early != nil {
+				results[i] = <-early
+				return
+			}
 			results[i] = startAndList(ctx, e, p)
 		}()
 	}

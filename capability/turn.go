@@ -2,6 +2,7 @@ package capability
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -41,6 +42,9 @@ type turnEnv struct {
 	pins map[string]string // capability id -> pinned hash, once read
 
 	closing sync.WaitGroup // providers being stopped in the background
+
+	// early holds the providers started ahead of need (startEarly), by id, until ensure takes them.
+	early map[string]chan startResult
 }
 
 // load reads the manifest, the registry and opens the audit trail and the state, once.
@@ -122,6 +126,9 @@ func (t *Turn) load() {
 		}
 	}
 
+	if t.startCtx != nil && stErr == nil && e.log != nil {
+		e.startEarly(t.startCtx)
+	}
 	if e.state != nil {
 		e.onceEvents(regErr)
 	}
@@ -135,6 +142,48 @@ func (t *Turn) load() {
 				Reason: e.offer.Reason, Fields: map[string]any{
 					"project": e.offer.Project, "providers": decisionsField(e.offer.Decisions), "family": []string{}}})
 		}
+	}
+}
+
+// startEarly starts every offered provider now when this turn has not selected its family
+// yet: the first answer of a turn needs them all, and their start-up (a process, initialize,
+// tools/list) then overlaps the turn's records and state instead of following them. ensure
+// takes the results; Close stops those never taken.
+func (e *turnEnv) startEarly(ctx context.Context) {
+	if _, ok, err := e.state.read(familyFact); err != nil || ok {
+		return
+	}
+	e.early = make(map[string]chan startResult, len(e.order))
+	for _, id := range e.order {
+		if _, down, err := e.state.read(downName(id)); err != nil || down {
+			continue
+		}
+		ch := make(chan startResult, 1)
+		e.early[id] = ch
+		p := e.provs[id]
+		go func() { ch <- startAndList(ctx, e, p) }()
+	}
+}
+
+// takeEarly returns the channel of p's early start, if there was one; its result is ensure's.
+func (e *turnEnv) takeEarly(p *prov) chan startResult {
+	ch := e.early[p.cfg.ID]
+	delete(e.early, p.cfg.ID)
+	return ch
+}
+
+// dropEarly stops the providers started early that the answer did not take (it was refused
+// before it needed them), so that no later answer inherits a start made under another context.
+func (e *turnEnv) dropEarly() {
+	for id, ch := range e.early {
+		delete(e.early, id)
+		e.closing.Add(1)
+		go func() {
+			defer e.closing.Done()
+			if r := <-ch; r.client != nil {
+				r.client.Close()
+			}
+		}()
 	}
 }
 
