@@ -1,24 +1,28 @@
 package mcpstdio
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // A tools/list page can hold thousands of tools. It arrives inside a message that dispatch has
-// already decoded as valid JSON, so the page is walked once here, by hand, rather than decoded
-// again per tool: keys are matched exactly, the last of a repeated key wins, and every value is
-// kept as the bytes the server sent.
+// already validated as JSON, so the page is walked once here, by hand, rather than decoded
+// again per tool: keys are matched exactly (after unescaping), the last of a repeated key wins,
+// and every value is kept as the bytes the server sent. Each byte of a tool is passed over once
+// to find where its members end; strings are decoded as encoding/json decodes them.
 
 var errNotObject = errors.New("not a JSON object")
 
 // decodePage appends a tools/list page to tools and returns its nextCursor ("" at the end).
 func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) {
 	var list, cursor []byte
-	err := members(raw, func(key string, val []byte) {
-		switch key {
+	_, err := members(raw, skipSpace(raw, 0), func(key, val []byte) {
+		switch string(key) {
 		case "tools":
 			list = val
 		case "nextCursor":
@@ -31,13 +35,13 @@ func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) 
 	if len(list) == 0 || list[0] != '[' {
 		return "", errors.New("result has no tools array")
 	}
-	err = elements(list, func(item []byte) error {
+	err = elements(list, func(i int) (int, error) {
 		if len(*tools) >= c.opts.MaxTools {
-			return fmt.Errorf("more than %d tools", c.opts.MaxTools)
+			return 0, fmt.Errorf("more than %d tools", c.opts.MaxTools)
 		}
-		t := Tool{Raw: item}
-		if err := members(item, func(key string, val []byte) {
-			switch key {
+		var t Tool
+		end, err := members(list, i, func(key, val []byte) {
+			switch string(key) {
 			case "name":
 				t.Name = stringValue(val)
 			case "description":
@@ -47,11 +51,17 @@ func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) 
 			case "outputSchema":
 				t.OutputSchema = nonNull(val)
 			}
-		}); err != nil {
-			return fmt.Errorf("tool %d: %w: %s", len(*tools), err, snippet(item))
+		})
+		if err != nil {
+			item := list[i:]
+			if e, serr := skipValue(list, i); serr == nil {
+				item = list[i:e]
+			}
+			return 0, fmt.Errorf("tool %d: %w: %s", len(*tools), err, snippet(item))
 		}
+		t.Raw = list[i:end]
 		*tools = append(*tools, t)
-		return nil
+		return end, nil
 	})
 	if err != nil {
 		return "", err
@@ -65,51 +75,56 @@ func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) 
 	return next, nil
 }
 
-// members calls f with each key of the JSON object in b and its value's bytes.
-func members(b []byte, f func(key string, val []byte)) error {
-	i := skipSpace(b, 0)
+// members calls f with each key of the JSON object that starts at b[i] and its value's bytes,
+// and returns where the object ends. A key is passed as it is spelled unless it holds escapes,
+// which are decoded first; f must not keep it.
+func members(b []byte, i int, f func(key, val []byte)) (int, error) {
 	if i >= len(b) || b[i] != '{' {
-		return errNotObject
+		return 0, errNotObject
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return nil
+		return i + 1, nil
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return errNotObject
+			return 0, errNotObject
 		}
 		end, err := skipValue(b, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		key := stringValue(b[i:end])
+		key := b[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			key = []byte(stringValue(b[i:end]))
+		}
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return errNotObject
+			return 0, errNotObject
 		}
 		i = skipSpace(b, i+1)
 		end, err = skipValue(b, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		f(key, b[i:end])
 		i = skipSpace(b, end)
 		if i >= len(b) {
-			return errNotObject
+			return 0, errNotObject
 		}
 		if b[i] == '}' {
-			return nil
+			return i + 1, nil
 		}
 		if b[i] != ',' {
-			return errNotObject
+			return 0, errNotObject
 		}
 		i = skipSpace(b, i+1)
 	}
 }
 
-// elements calls f with the bytes of each element of the JSON array in b.
-func elements(b []byte, f func(item []byte) error) error {
+// elements calls f with the start of each element of the JSON array in b; f returns where
+// the element ends.
+func elements(b []byte, f func(i int) (int, error)) error {
 	errArray := errors.New("not a JSON array")
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
@@ -120,11 +135,11 @@ func elements(b []byte, f func(item []byte) error) error {
 		return nil
 	}
 	for {
-		end, err := skipValue(b, i)
-		if err != nil {
-			return err
+		if i >= len(b) {
+			return errArray
 		}
-		if err := f(b[i:end]); err != nil {
+		end, err := f(i)
+		if err != nil {
 			return err
 		}
 		i = skipSpace(b, end)
@@ -148,6 +163,14 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// structural marks the bytes skipValue stops at inside an object or array.
+var structural = func() (t [256]bool) {
+	for _, c := range `"{}[]` {
+		t[c] = true
+	}
+	return t
+}()
+
 // skipValue returns the end of the JSON value starting at b[i]. The bytes were validated as
 // JSON before, so it only needs to find where a value ends: strings (with escapes), nested
 // objects and arrays, and the bare words of numbers and literals.
@@ -157,28 +180,26 @@ func skipValue(b []byte, i int) (int, error) {
 	}
 	switch b[i] {
 	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1, nil
-			}
-		}
-		return 0, errors.New("unterminated string")
+		return skipString(b, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
+			for j < len(b) && !structural[b[j]] {
+				j++
+			}
+			if j >= len(b) {
+				break
+			}
 			switch b[j] {
 			case '"':
-				end, err := skipValue(b, j)
+				end, err := skipString(b, j)
 				if err != nil {
 					return 0, err
 				}
 				j = end - 1
 			case '{', '[':
 				depth++
-			case '}', ']':
+			default: // '}', ']'
 				depth--
 				if depth == 0 {
 					return j + 1, nil
@@ -197,24 +218,125 @@ func skipValue(b []byte, i int) (int, error) {
 	return j, nil
 }
 
-// stringValue decodes a JSON string; a value of another kind is "" (the caller judges it).
-// Plain strings (no escapes, valid UTF-8, no control bytes) are taken as they are.
+// skipString returns the end of the string starting at b[i] ('"'), which was validated: the
+// first quote after it that no backslash escapes.
+func skipString(b []byte, i int) (int, error) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, nil
+		}
+	}
+	return 0, errors.New("unterminated string")
+}
+
+// stringValue decodes a JSON string as encoding/json does; a value of another kind, or a
+// string it would refuse, is "" (the caller judges it). Plain strings (no escapes, valid
+// UTF-8) are taken as they are.
 func stringValue(v []byte) string {
-	if len(v) < 2 || v[0] != '"' {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return ""
 	}
 	body := v[1 : len(v)-1]
-	plain := utf8.Valid(body)
-	for _, c := range body {
-		if c == '\\' || c < 0x20 {
-			plain = false
-			break
+	esc := bytes.IndexByte(body, '\\')
+	if esc < 0 && utf8.Valid(body) {
+		for _, c := range body {
+			if c < 0x20 || c == '"' {
+				return ""
+			}
 		}
-	}
-	if plain {
 		return string(body)
 	}
-	var s string
-	_ = json.Unmarshal(v, &s)
+	s, _ := unquote(body)
 	return s
+}
+
+// unquote decodes the body of a JSON string the way encoding/json's unquote does: escapes,
+// UTF-16 surrogate pairs (a lone or broken surrogate becomes U+FFFD), and each byte of
+// invalid UTF-8 becomes U+FFFD. ok is false for what encoding/json refuses (an unknown
+// escape, a quote or a control byte).
+func unquote(s []byte) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for r := 0; r < len(s); {
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return "", false
+			}
+			switch s[r] {
+			case '"', '\\', '/', '\'':
+				b.WriteByte(s[r])
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				rr := getu4(s[r-1:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != utf8.RuneError {
+						r += 6
+						b.WriteRune(dec)
+						continue
+					}
+					rr = utf8.RuneError
+				}
+				b.WriteRune(rr)
+				continue
+			default:
+				return "", false
+			}
+			r++
+		case c == '"', c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			// A run of plain ASCII at once.
+			n := r + 1
+			for n < len(s) && s[n] >= ' ' && s[n] < utf8.RuneSelf && s[n] != '\\' && s[n] != '"' {
+				n++
+			}
+			b.Write(s[r:n])
+			r = n
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			b.WriteRune(rr) // U+FFFD for a byte of invalid UTF-8
+			r += size
+		}
+	}
+	return b.String(), true
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }

@@ -80,3 +80,27 @@ func FuzzDecodePage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStringValue holds the hand-written string decoding to encoding/json's on every valid
+// JSON string: escapes, surrogate pairs, lone surrogates and invalid UTF-8 alike.
+func FuzzStringValue(f *testing.F) {
+	for _, s := range []string{
+		`""`, `"plain"`, `"a\nb\"c\\d\/e\bf\fg\rh\ti"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00"`, `"\ud83d"`,
+		`"\ude00\ud83d"`, `"\ud83dx"`, `"\ud83d\u0041"`, `"\ud83d\ud83d\ude00"`, `"\u0000"`, "\"\xff\xfeé\"",
+		"\"a\xe2\x82\"", "\"\xed\xa0\x80\"", `"\uDBFF\uDFFF"`, "\"é\\n\xc3\"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' || !json.Valid([]byte(s)) {
+			return // values reach stringValue as their exact bytes
+		}
+		var want string
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if got := stringValue([]byte(s)); got != want {
+			t.Fatalf("stringValue(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

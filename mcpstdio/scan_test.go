@@ -104,3 +104,21 @@ func BenchmarkValid(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDispatchPage is what the reader and ListTools do with one 500-tool answer.
+func BenchmarkDispatchPage(b *testing.B) {
+	page := bigPage()
+	b.SetBytes(int64(len(page)))
+	c := &Client{opts: Options{MaxTools: DefaultMaxTools}, pending: map[int64]chan response{}}
+	for b.Loop() {
+		ch := make(chan response, 1)
+		c.pending[2] = ch
+		if err := c.dispatch(page); err != nil {
+			b.Fatal(err)
+		}
+		var tools []Tool
+		if _, err := c.decodePage((<-ch).result, &tools); err != nil || len(tools) != 500 {
+			b.Fatal(err, len(tools))
+		}
+	}
+}
