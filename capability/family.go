@@ -79,7 +79,7 @@ func isJSONObject(raw json.RawMessage) bool {
 
 // compactJSON removes insignificant blanks; most servers send compact JSON, which is kept as is.
 func compactJSON(raw json.RawMessage) json.RawMessage {
-	if !bytes.ContainsAny(raw, " \t\r\n") {
+	if isCompact(raw) {
 		return raw
 	}
 	var b bytes.Buffer
@@ -89,17 +89,40 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// definitionHash pins name, description, input and output schema: SHA-256 over the four,
-// each preceded by its length so that no two definitions share an encoding.
-func definitionHash(name, desc string, in, out json.RawMessage) string {
-	h := sha256.New()
-	var n [8]byte
-	for _, part := range [][]byte{[]byte(name), []byte(desc), in, out} {
-		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
-		h.Write(n[:])
-		h.Write(part)
+// isCompact reports whether raw has no blank outside its strings, so that json.Compact would
+// return it unchanged (blanks inside strings, as in most descriptions, are content).
+func isCompact(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\t', '\r', '\n':
+			return false
+		case '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return true
+}
+
+// definitionHash pins name, description, input and output schema: SHA-256 over the four,
+// each preceded by its length so that no two definitions share an encoding. buf is scratch
+// space the caller may pass again.
+func definitionHash(buf *[]byte, name, desc string, in, out json.RawMessage) string {
+	b := (*buf)[:0]
+	b = binary.BigEndian.AppendUint64(b, uint64(len(name)))
+	b = append(b, name...)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(desc)))
+	b = append(b, desc...)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(in)))
+	b = append(b, in...)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(out)))
+	b = append(b, out...)
+	*buf = b
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 type rejectedTool struct{ name, reason string }
@@ -107,10 +130,12 @@ type rejectedTool struct{ name, reason string }
 // judgeTools keeps the tools that may be offered; rejected ones are returned with why.
 // WRITE tools of a read-only (general) offer are hidden, not rejected.
 func judgeTools(p *policy.Provider, readOnly bool, list []mcpstdio.Tool) (kept []*tool, rejected []rejectedTool) {
-	count := map[string]int{}
+	count := make(map[string]int, len(list))
 	for _, t := range list {
 		count[t.Name]++
 	}
+	all := make([]tool, 0, len(list)) // one allocation for the provider's tools
+	var scratch []byte
 	for _, t := range list {
 		switch {
 		case !validToolName(t.Name):
@@ -138,11 +163,17 @@ func judgeTools(p *policy.Provider, readOnly bool, list []mcpstdio.Tool) (kept [
 		if out != nil {
 			out = compactJSON(out)
 		}
-		kept = append(kept, &tool{
+		all = append(all, tool{
 			id: p.ID + "/" + t.Name, name: t.Name, desc: t.Description,
 			input: in, output: out, class: class,
-			hash: definitionHash(t.Name, t.Description, in, out),
+			hash: definitionHash(&scratch, t.Name, t.Description, in, out),
 		})
+	}
+	if len(all) > 0 {
+		kept = make([]*tool, len(all))
+		for i := range all {
+			kept[i] = &all[i]
+		}
 	}
 	return kept, rejected
 }
