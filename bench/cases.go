@@ -317,7 +317,19 @@ func caseTurnStart(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
-	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.30)}
+	rows := []row{judge(name, median(got[0]), median(got[1]), "ms", 1.30)}
+	// The same start-up without spear-shell: the official client starting 20 such servers at
+	// once against one, which is what this machine allows any gateway.
+	const floorName = "the go-sdk client starting those 20 providers at once vs one"
+	server := []string{w.tool("slowprovider"), "-init-ms", "50", "-tools", "1"}
+	floor, err := alternate(ctx, w.runs(21),
+		timed(w, fixed(spec{argv: append([]string{w.tool("sdkclient"), "-n", "0", "-parallel", "20", "--"}, server...), env: many.env}), nil),
+		timed(w, fixed(spec{argv: append([]string{w.tool("sdkclient"), "-n", "0", "--"}, server...), env: many.env}), nil),
+	)
+	if err != nil {
+		return append(rows, failed(floorName, "reported", err))
+	}
+	return append(rows, judge(floorName, median(floor[0]), median(floor[1]), "ms", 0))
 }
 
 func caseTools10k(ctx context.Context, w *world) []row {

@@ -1,9 +1,11 @@
 // Command sdkclient is the benchmarks' reference MCP client, built with the official go-sdk:
 // it starts the server given after its flags, initializes with protocol 2025-06-18 (the
 // version spear-shell speaks, so both do the same handshake), lists every tool, calls echo
-// -n times printing each result's text, and closes the session.
+// -n times printing each result's text, and closes the session. With -parallel K it starts K
+// copies of the server at once, each initialized and listed on its own session (the calls go to
+// the first), as a turn start with K providers does.
 //
-//	sdkclient [-n calls] [-message text] [-report] -- server [args...]
+//	sdkclient [-n calls] [-message text] [-report] [-parallel K] -- server [args...]
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,15 +26,35 @@ func main() {
 	n := flag.Int("n", 1, "calls of echo on the open session")
 	message := flag.String("message", "hi", "echo's message; calls after the first add their number")
 	report := flag.Bool("report", false, "print on stderr the time of the calls after the first (warm calls)")
+	parallel := flag.Int("parallel", 1, "copies of the server started at once, each initialized and listed")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: sdkclient [-n calls] [-message text] [-report] -- server [args...]")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *n, *message, *report, flag.Args()); err != nil {
+	if err := runParallel(context.Background(), *parallel, *n, *message, *report, flag.Args()); err != nil {
 		fmt.Fprintf(os.Stderr, "sdkclient: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// runParallel runs k sessions at once; the first makes the n calls, the others list and close.
+func runParallel(ctx context.Context, k, n int, message string, report bool, server []string) error {
+	errs := make([]error, max(k, 1))
+	var wg sync.WaitGroup
+	for i := range errs {
+		calls := n
+		if i > 0 {
+			calls = 0
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = run(ctx, calls, message, report, server)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func run(ctx context.Context, n int, message string, report bool, server []string) error {
