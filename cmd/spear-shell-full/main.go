@@ -40,10 +40,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		return 126
 	}
 	front := filepath.Join(filepath.Dir(self), FrontName)
-	manifest := a.Manifest
-	if manifest == "" {
-		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
-	}
+	manifest := turnrun.Manifest(a)
 	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), front, manifest)
 	settings := turnrun.Settings(a, self, manifest, rs, rsErr)
 	ctx := context.Background()

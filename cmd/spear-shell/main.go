@@ -64,16 +64,7 @@ func run(argv []string) int {
 
 // forward hands the whole command line to the real shell, unchanged.
 func forward(argv0 string, a realshell.Args) int {
-	self, err := realshell.Executable()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
-		return 126
-	}
-	manifest := a.Manifest
-	if manifest == "" {
-		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
-	}
-	rs, err := realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
+	_, _, rs, err := realShell(a)
 	if err == nil {
 		err = rs.Exec(argv0, a.Bash)
 	}
@@ -84,21 +75,23 @@ func forward(argv0 string, a realshell.Args) int {
 	return 126
 }
 
+// realShell is how the real shell of command line a runs (this binary is the one the stub
+// points to), and the turn manifest a names.
+func realShell(a realshell.Args) (self, manifest string, rs *realshell.RealShell, err error) {
+	if self, err = realshell.Executable(); err != nil {
+		return "", "", nil, err
+	}
+	manifest = turnrun.Manifest(a)
+	rs, err = realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
+	return self, manifest, rs, err
+}
+
 // answer answers a -c string that is one plain invocation (or refuses it as malformed),
 // as the full binary would, without starting a shell.
 func answer(a realshell.Args, inv *invocation.Invocation, malformed string) int {
-	self, err := realshell.Executable()
+	self, manifest, rs, err := realShell(a)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
-		return 126
-	}
-	manifest := a.Manifest
-	if manifest == "" {
-		manifest = os.Getenv("SPEAR_TURN_MANIFEST")
-	}
-	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
-	if rsErr != nil {
-		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", rsErr)
 		return 126
 	}
 	turn := capability.NewTurn(turnrun.Settings(a, self, manifest, rs, nil))
