@@ -1,7 +1,6 @@
 package mcpstdio
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -241,57 +240,25 @@ func (c *Client) write(ctx context.Context, line []byte) error {
 // itself, discards notifications and hands responses to the waiting request.
 func (c *Client) readLoop() {
 	defer close(c.dead)
-	br := bufio.NewReaderSize(c.stdout, 64<<10)
-	var buf []byte
+	lr := newLineReader(c.stdout, c.opts.MaxMessage, 64<<10)
 	for {
-		line, err := readLine(br, c.opts.MaxMessage, buf[:0])
+		line, owned, err := lr.next()
 		if err == nil {
-			err = c.dispatch(line)
+			err = c.dispatch(line, owned)
 		}
 		if err != nil {
 			c.readErr = err
 			c.breakWith(err)
 			return
 		}
-		if cap(line) <= 1<<20 {
-			buf = line // reuse moderate buffers only: a huge one would stay for the session
-		}
-	}
-}
-
-// readLine returns the next line without its line break, never holding more than
-// max+1 bytes of it.
-func readLine(br *bufio.Reader, max int, buf []byte) ([]byte, error) {
-	for {
-		frag, err := br.ReadSlice('\n')
-		n := len(buf) + len(frag)
-		if err == nil {
-			n-- // the line break
-		}
-		if n > max {
-			return nil, fmt.Errorf("message exceeds %d bytes", max)
-		}
-		buf = append(buf, frag...)
-		switch {
-		case err == nil:
-			buf = buf[:len(buf)-1]
-			if len(buf) > 0 && buf[len(buf)-1] == '\r' {
-				buf = buf[:len(buf)-1]
-			}
-			return buf, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			return nil, errEOF
-		default:
-			return nil, fmt.Errorf("read: %w", err)
-		}
 	}
 }
 
 // dispatch handles one line from the server. The line is validated as JSON and split into
 // its members in one pass (splitMessage); the values it hands on are known to be valid JSON.
-func (c *Client) dispatch(line []byte) error {
+// owned says the line is the caller's to give away: a result is then passed on in place,
+// else copied.
+func (c *Client) dispatch(line []byte, owned bool) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}
@@ -349,8 +316,10 @@ func (c *Client) dispatch(line []byte) error {
 		}
 		r.err = &RPCError{Code: code, Message: *e.Message, Data: e.Data}
 	} else {
-		// A copy: the line's buffer is read into again.
-		r.result = json.RawMessage(bytes.Clone(result))
+		r.result = result
+		if !owned {
+			r.result = bytes.Clone(result) // the line's buffer is read into again
+		}
 	}
 	n, err := strconv.ParseInt(string(id), 10, 64)
 	if err != nil {

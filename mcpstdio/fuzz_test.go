@@ -1,11 +1,12 @@
 package mcpstdio
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // dispatchSeeds are lines a server may send; the fuzzer mutates them.
@@ -42,7 +43,8 @@ func FuzzDispatch(f *testing.F) {
 			closing: make(chan struct{}),
 			pending: map[int64]chan response{1: ch},
 		}
-		err := c.dispatch(line)
+		owned := len(line)%2 == 0 // either way, what is delivered must not change
+		err := c.dispatch(line, owned)
 		_, stillPending := c.pending[1]
 		select {
 		case r := <-ch:
@@ -60,25 +62,54 @@ func FuzzDispatch(f *testing.F) {
 	})
 }
 
-// FuzzReadLine checks that a line is never longer than the limit and that lines come
-// back without their line breaks.
+// FuzzReadLine checks the line reader against splitting the input at line breaks: the same
+// lines, each without its break and one '\r' before it, up to the first that exceeds the
+// limit (an error, finished or not) or the end of the input (errEOF, an unfinished line dropped).
 func FuzzReadLine(f *testing.F) {
-	f.Add([]byte("a\nbb\r\nccc\n"), 2)
-	f.Add([]byte("no newline"), 100)
-	f.Add(bytes.Repeat([]byte("x"), 70000), 65536)
-	f.Fuzz(func(t *testing.T, in []byte, max int) {
-		if max <= 0 || max > 1<<20 {
+	f.Add([]byte("a\nbb\r\nccc\n"), 2, 4)
+	f.Add([]byte("no newline"), 100, 16)
+	f.Add([]byte("\n\n\r\n\r\r\nx"), 1, 1)
+	f.Add(append(bytes.Repeat([]byte("x"), 70000), '\n'), 65536, 16)
+	f.Add(append(bytes.Repeat([]byte("y"), 70000), "\nz\n"...), 70000, 4096)
+	f.Fuzz(func(t *testing.T, in []byte, max, size int) {
+		if max <= 0 || max > 1<<20 || size <= 0 || size > 1<<16 {
 			return
 		}
-		br := bufio.NewReaderSize(bytes.NewReader(in), 16)
+		lr := newLineReader(iotest.OneByteReader(bytes.NewReader(in)), max, size)
+		if size%2 == 0 {
+			lr = newLineReader(bytes.NewReader(in), max, size)
+		}
+		rest := in
 		for {
-			line, err := readLine(br, max, nil)
-			if err != nil {
+			line, owned, err := lr.next()
+			i := bytes.IndexByte(rest, '\n')
+			switch {
+			case i < 0 && len(rest) > max:
+				if err == nil || !strings.Contains(err.Error(), "exceeds") {
+					t.Fatalf("unfinished line of %d bytes over %d: %q, %v", len(rest), max, line, err)
+				}
 				return
+			case i < 0:
+				if err != errEOF {
+					t.Fatalf("at the end: %q, %v; want errEOF", line, err)
+				}
+				return
+			case i > max:
+				if err == nil || !strings.Contains(err.Error(), "exceeds") {
+					t.Fatalf("line of %d bytes over %d: %q, %v", i, max, line, err)
+				}
+				return
+			case err != nil:
+				t.Fatalf("line %q: %v", rest[:i], err)
 			}
-			if len(line) > max || bytes.IndexByte(line, '\n') >= 0 {
-				t.Fatalf("line %q over %d bytes or with a line break", line, max)
+			want := bytes.TrimSuffix(rest[:i], []byte("\r"))
+			if !bytes.Equal(line, want) {
+				t.Fatalf("line %q, want %q", line, want)
 			}
+			if owned && cap(line) > i {
+				t.Fatalf("an owned line of %d bytes has room for %d", len(line), cap(line))
+			}
+			rest = rest[i+1:]
 		}
 	})
 }

@@ -113,7 +113,7 @@ func BenchmarkDispatchPage(b *testing.B) {
 	for b.Loop() {
 		ch := make(chan response, 1)
 		c.pending[2] = ch
-		if err := c.dispatch(page); err != nil {
+		if err := c.dispatch(page, true); err != nil {
 			b.Fatal(err)
 		}
 		var tools []Tool
