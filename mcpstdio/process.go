@@ -54,8 +54,9 @@ func launch(cmd Command, opts Options) (*Client, error) {
 		closeAll()
 		return nil, fmt.Errorf("%w: stderr pipe: %w", ErrStart, err)
 	}
-	// A bare fork and exec: os/exec would first probe pidfd support by starting a process of
-	// its own, and would add PWD to the environment, which must hold only what it is given.
+	// A bare fork and exec, not exec.Cmd: os/exec's first start in a process probes pidfd
+	// support by starting a process of its own, which costs a cold invoke a whole process
+	// start; the exit is learnt from a pidfd here anyway (awaitExit).
 	argv := append([]string{cmd.Path}, cmd.Args...)
 	pid, err := syscall.ForkExec(cmd.Path, argv, &syscall.ProcAttr{
 		Dir:   cmd.Dir,
