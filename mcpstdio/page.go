@@ -163,13 +163,9 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// structural marks the bytes skipValue stops at inside an object or array.
-var structural = func() (t [256]bool) {
-	for _, c := range `"{}[]` {
-		t[c] = true
-	}
-	return t
-}()
+// structural marks the bytes skipValue stops at inside an object or array (a literal, so
+// package initialisation stays free of work).
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 
 // skipValue returns the end of the JSON value starting at b[i]. The bytes were validated as
 // JSON before, so it only needs to find where a value ends: strings (with escapes), nested

@@ -16,21 +16,23 @@ const maxDepth = 10000
 
 var errSyntax = errors.New("invalid JSON")
 
-// strPlain marks the bytes that may stand for themselves inside a JSON string.
-var strPlain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
+// strSpecial marks the bytes that end a plain run inside a JSON string: the controls, which
+// are refused, and '"' and '\\'. It and isHex are literals, laid out by the compiler: package
+// initialisation stays free of work.
+var strSpecial = [256]bool{
+	0x00: true, 0x01: true, 0x02: true, 0x03: true, 0x04: true, 0x05: true, 0x06: true, 0x07: true,
+	0x08: true, 0x09: true, 0x0a: true, 0x0b: true, 0x0c: true, 0x0d: true, 0x0e: true, 0x0f: true,
+	0x10: true, 0x11: true, 0x12: true, 0x13: true, 0x14: true, 0x15: true, 0x16: true, 0x17: true,
+	0x18: true, 0x19: true, 0x1a: true, 0x1b: true, 0x1c: true, 0x1d: true, 0x1e: true, 0x1f: true,
+	'"': true, '\\': true,
+}
 
 // isHex marks the hexadecimal digits.
-var isHex = func() (t [256]bool) {
-	for _, c := range "0123456789abcdefABCDEF" {
-		t[c] = true
-	}
-	return t
-}()
+var isHex = [256]bool{
+	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
+	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true,
+	'A': true, 'B': true, 'C': true, 'D': true, 'E': true, 'F': true,
+}
 
 // validJSON reports whether b is one JSON value, with blanks around it allowed.
 func validJSON(b []byte) bool {
@@ -152,7 +154,7 @@ func scanKey(b []byte, i int) (int, error) {
 func scanString(b []byte, i int) (int, error) {
 	i++
 	for {
-		for i < len(b) && strPlain[b[i]] {
+		for i < len(b) && !strSpecial[b[i]] {
 			i++
 		}
 		if i >= len(b) {
