@@ -38,12 +38,23 @@ func clean(s string) string {
 	return b.String()
 }
 
-// isClean is the fast path: nothing to remove or replace.
+// isClean is the fast path: nothing to remove or replace. ASCII is judged a byte at a time
+// (the controls except newline and tab, and DEL, are dropped; ESC is a control).
 func isClean(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || dropped(r) || r == 0x1b {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || dropped(r) {
 			return false
 		}
+		i += size
 	}
 	return true
 }

@@ -10,7 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -224,14 +224,24 @@ func modeOf(b []byte) string {
 // selectFamily pins the family's tools and records the selection, once per turn.
 func (t *Turn) selectFamily() {
 	e := t.env
-	var all []*tool
+	n := 0
+	for _, id := range e.order {
+		n += len(e.provs[id].tools)
+	}
+	all := make([]*tool, 0, n)
 	for _, id := range e.order {
 		all = append(all, e.provs[id].tools...)
 	}
 	// One pin file for the family (a line per tool: id and definition hash): a family of
 	// 10,000 tools from 20 providers costs one file, not 10,000. A provider down at this point
-	// is out of the turn, so nothing of it needs a pin later.
-	_, _ = e.state.create(pinsFact, pinLines(all))
+	// is out of the turn, so nothing of it needs a pin later. Pins this process wrote are
+	// known without reading them back.
+	if created, err := e.state.create(pinsFact, pinLines(all)); err == nil && created && e.pins == nil {
+		e.pins = make(map[string]string, len(all))
+		for _, tl := range all {
+			e.pins[tl.id] = tl.hash
+		}
+	}
 	mode := showMode(all)
 	created, err := e.state.create(familyFact, []byte(mode))
 	if err == nil && !created {
@@ -266,6 +276,12 @@ type startResult struct {
 	stage  string
 	err    error
 	took   time.Duration
+
+	// The tools judged (judgeTools) in the provider's own goroutine, so that providers are
+	// judged in parallel and while others still start.
+	kept     []*tool
+	rejected []rejectedTool
+	byName   map[string]*tool
 }
 
 // ensure starts (or re-lists) the providers in ids that this answer needs, in parallel, each
@@ -325,16 +341,9 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 			continue
 		}
 		p.client = r.client
-		kept, rejected := judgeTools(p.cfg, p.readOnly, r.tools)
-		for _, tl := range kept {
-			tl.prov = p
-		}
-		p.tools, p.byName = kept, map[string]*tool{}
-		for _, tl := range kept {
-			p.byName[tl.name] = tl
-		}
+		p.tools, p.byName = r.kept, r.byName
 		p.listedSeq = t.seq
-		for _, rj := range rejected {
+		for _, rj := range r.rejected {
 			sum := sha256.Sum256([]byte(rj.name + "\x00" + rj.reason))
 			if e.state.once("tool_rejected@" + p.cfg.ID + "@" + hex.EncodeToString(sum[:8])) {
 				_ = e.logEvent(audit.Event{Name: audit.EventToolRejected, Provider: p.cfg.ID,
@@ -378,6 +387,13 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov) startResult {
 	r.tools, r.took = tools, time.Since(began)
 	if err != nil {
 		r.stage, r.err = "list", err
+		return r
+	}
+	r.kept, r.rejected = judgeTools(p.cfg, p.readOnly, tools)
+	r.byName = make(map[string]*tool, len(r.kept))
+	for _, tl := range r.kept {
+		tl.prov = p
+		r.byName[tl.name] = tl
 	}
 	return r
 }
@@ -478,23 +494,42 @@ func (e *turnEnv) visible() []*tool {
 			}
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	sortByID(all)
 	return all
 }
 
-// pinLines is the family's pin file: one "<id>/<tool> hash" line per capability, sorted.
+func sortByID(tools []*tool) {
+	slices.SortFunc(tools, func(a, b *tool) int { return strings.Compare(a.id, b.id) })
+}
+
+// pinLines is the family's pin file: one "<id>/<tool> hash" line per capability, sorted. Ids
+// are unique and hold no byte below the blank that follows them, so sorting by id sorts the
+// lines.
 func pinLines(tools []*tool) []byte {
-	lines := make([]string, 0, len(tools))
-	for _, tl := range tools {
-		lines = append(lines, tl.id+" "+tl.hash+"\n")
+	sorted := slices.Clone(tools)
+	sortByID(sorted)
+	n := 0
+	for _, tl := range sorted {
+		n += len(tl.id) + len(tl.hash) + 2
 	}
-	sort.Strings(lines)
-	return []byte(strings.Join(lines, ""))
+	b := make([]byte, 0, n)
+	for _, tl := range sorted {
+		b = append(b, tl.id...)
+		b = append(b, ' ')
+		b = append(b, tl.hash...)
+		b = append(b, '\n')
+	}
+	return b
 }
 
 // pin returns the hash a capability was pinned with; ok is false when it is not part of this
-// turn's family. Capability ids hold no blank, so a line splits at its blank.
+// turn's family.
 func (e *turnEnv) pin(providerID, name string) (hash string, ok bool) {
+	return e.pinOf(providerID + "/" + name)
+}
+
+// pinOf is pin by capability id. Capability ids hold no blank, so a line splits at its blank.
+func (e *turnEnv) pinOf(id string) (hash string, ok bool) {
 	if e.pins == nil {
 		b, exists, err := e.state.read(pinsFact)
 		if err != nil || !exists {
@@ -507,18 +542,18 @@ func (e *turnEnv) pin(providerID, name string) (hash string, ok bool) {
 			}
 		}
 	}
-	hash, ok = e.pins[providerID+"/"+name]
+	hash, ok = e.pins[id]
 	return hash, ok
 }
 
 // pinned reports whether the tool belongs to the turn's family (a pin exists for it).
 func (e *turnEnv) pinned(tl *tool) bool {
-	_, ok := e.pin(tl.prov.cfg.ID, tl.name)
+	_, ok := e.pinOf(tl.id)
 	return ok
 }
 
 // pinMatches compares the tool's current definition with its pin.
 func (e *turnEnv) pinMatches(tl *tool) bool {
-	h, ok := e.pin(tl.prov.cfg.ID, tl.name)
+	h, ok := e.pinOf(tl.id)
 	return ok && h == tl.hash
 }

@@ -68,9 +68,19 @@ func (e *turnEnv) render(a *answer, tools []*tool) {
 		}
 	default:
 		a.printf("External capabilities for this turn (%d, index; describe a capability before invoking it):\n", len(tools))
+		// Written piece by piece, not through printf: an index can have 10,000 lines.
+		n := 0
 		for _, tl := range tools {
-			line := firstLine(clean(tl.desc), indexLineMax)
-			a.printf("%s  %s  %s\n", clean(tl.id), tl.class, line)
+			n += len(tl.id) + len(tl.class) + min(len(tl.desc), indexLineMax) + 5
+		}
+		a.out.Grow(n)
+		for _, tl := range tools {
+			a.out.WriteString(clean(tl.id))
+			a.out.WriteString("  ")
+			a.out.WriteString(tl.class)
+			a.out.WriteString("  ")
+			a.out.WriteString(firstLine(clean(tl.desc), indexLineMax))
+			a.out.WriteByte('\n')
 		}
 	}
 	for _, id := range e.order {
