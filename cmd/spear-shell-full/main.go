@@ -40,7 +40,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		return 126
 	}
 	front := filepath.Join(filepath.Dir(self), FrontName)
-	manifest := turnrun.Manifest(a)
+	manifest := a.ManifestPath(os.Getenv)
 	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), front, manifest)
 	settings := turnrun.Settings(a, self, manifest, rs, rsErr)
 	ctx := context.Background()

@@ -3,13 +3,12 @@
 //
 // This front binary is the -c fast path: it decides from the command line alone and, for input
 // that cannot spell spear-capability, becomes the real shell without loading any configuration
-// or even a shell parser. A -c string that is one plain invocation (the line agents type) it
+// or even a shell parser (package fastpath does that before main, from initialisation). A -c string that is one plain invocation (the line agents type) it
 // answers itself, so that a cold invoke is one Go process, not two.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/capability"
 	"github.com/spear-shell/spear-shell/cmd/internal/turnrun"
+	"github.com/spear-shell/spear-shell/cmd/spear-shell/internal/fastpath"
 	"github.com/spear-shell/spear-shell/interp/invocation"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
@@ -59,37 +59,13 @@ func run(argv []string) int {
 	case realshell.ModeSession:
 		return execFull(argv)
 	}
-	return forward(argv[0], a)
-}
-
-// forward hands the whole command line to the real shell, unchanged.
-func forward(argv0 string, a realshell.Args) int {
-	_, _, rs, err := realShell(a)
-	if err == nil {
-		err = rs.Exec(argv0, a.Bash)
-	}
-	fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
-	if errors.Is(err, realshell.ErrNoShell) {
-		return 127
-	}
-	return 126
-}
-
-// realShell is how the real shell of command line a runs (this binary is the one the stub
-// points to), and the turn manifest a names.
-func realShell(a realshell.Args) (self, manifest string, rs *realshell.RealShell, err error) {
-	if self, err = realshell.Executable(); err != nil {
-		return "", "", nil, err
-	}
-	manifest = turnrun.Manifest(a)
-	rs, err = realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
-	return self, manifest, rs, err
+	return fastpath.Forward(argv[0], a)
 }
 
 // answer answers a -c string that is one plain invocation (or refuses it as malformed),
 // as the full binary would, without starting a shell.
 func answer(a realshell.Args, inv *invocation.Invocation, malformed string) int {
-	self, manifest, rs, err := realShell(a)
+	self, manifest, rs, err := fastpath.RealShell(a)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
 		return 126

@@ -2,6 +2,14 @@ package realshell
 
 import "strings"
 
+// ManifestPath is the turn manifest the command line names: --manifest, else SPEAR_TURN_MANIFEST.
+func (a Args) ManifestPath(getenv func(string) string) string {
+	if a.Manifest != "" {
+		return a.Manifest
+	}
+	return getenv("SPEAR_TURN_MANIFEST")
+}
+
 // Mode is how spear-shell was asked to run, read the way bash reads its own command line.
 type Mode int
 

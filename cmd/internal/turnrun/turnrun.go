@@ -36,14 +36,6 @@ func Settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 	return s
 }
 
-// Manifest is the turn manifest command line a names: --manifest, else SPEAR_TURN_MANIFEST.
-func Manifest(a realshell.Args) string {
-	if a.Manifest != "" {
-		return a.Manifest
-	}
-	return os.Getenv("SPEAR_TURN_MANIFEST")
-}
-
 // Request is what the turn is asked for by an invocation.
 func Request(inv *invocation.Invocation) capability.Request {
 	return capability.Request{Verb: inv.Verb, Targets: inv.Targets, Arguments: inv.Arguments, Source: inv.Source}

@@ -1,0 +1,59 @@
+// Package fastpath forwards a command line to the real shell, and does it for the -c fast path
+// (a -c string that cannot spell spear-capability) from package initialisation, before main.
+//
+// Why from initialisation: Go initialises a program's packages in dependency order and, among
+// those ready, by import path. This package needs only interp/realshell, so it runs before
+// zerolog, net, regexp and the capability layer initialise, which the front binary links to
+// answer plain invocations itself. The commonest command line then becomes bash without paying
+// for them (GODEBUG=inittrace=1 shows what ran; docs/bench.md has the cost). Any other command
+// line returns to main, which decides it whole and calls Forward where it forwards.
+package fastpath
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spear-shell/spear-shell/interp/realshell"
+)
+
+func init() {
+	argv := os.Args
+	if len(argv) == 0 || realshell.IsStub(argv[0]) {
+		return
+	}
+	// Only the exact shape main would forward at once: -c text that cannot spell the name.
+	// (A test binary's -test.* flags never make it, so tests reach their own main.)
+	a := realshell.ParseArgs(argv[1:])
+	if a.Mode != realshell.ModeString || a.Own != "" || a.Problem != "" || (!a.NoExec && realshell.MayInvoke(a.String)) {
+		return
+	}
+	os.Exit(Forward(argv[0], a))
+}
+
+// Forward hands the whole command line to the real shell, unchanged: it returns only with
+// the exit status of a failure to start it.
+func Forward(argv0 string, a realshell.Args) int {
+	// Keep same-user processes out of our memory and /proc entries (SPEC 9).
+	realshell.SetNonDumpable()
+	_, _, rs, err := RealShell(a)
+	if err == nil {
+		err = rs.Exec(argv0, a.Bash)
+	}
+	fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
+	if errors.Is(err, realshell.ErrNoShell) {
+		return 127
+	}
+	return 126
+}
+
+// RealShell is how the real shell of command line a runs (this binary is the one the stub
+// points to), and the turn manifest a names.
+func RealShell(a realshell.Args) (self, manifest string, rs *realshell.RealShell, err error) {
+	if self, err = realshell.Executable(); err != nil {
+		return "", "", nil, err
+	}
+	manifest = a.ManifestPath(os.Getenv)
+	rs, err = realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
+	return self, manifest, rs, err
+}
