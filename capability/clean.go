@@ -38,10 +38,24 @@ func clean(s string) string {
 	return b.String()
 }
 
-// isClean is the fast path: nothing to remove or replace. ASCII is judged a byte at a time
-// (the controls except newline and tab, and DEL, are dropped; ESC is a control).
+// isClean is the fast path: nothing to remove or replace. Plain ASCII is judged eight bytes
+// at a time (no byte with the high bit set, below 0x20 or DEL), the rest a byte or a rune at a
+// time: the controls except newline and tab, and DEL, are dropped (ESC is a control).
 func isClean(s string) bool {
+	const (
+		high = 0x8080808080808080
+		lt20 = 0x6060606060606060 // + b has the high bit set iff b >= 0x20, for b < 0x80
+		del  = 0x0101010101010101 // + b has the high bit set iff b == 0x7f, for b < 0x80
+	)
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if x&high == 0 && ^(x+lt20)&high == 0 && (x+del)&high == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
@@ -139,13 +153,20 @@ func truncate(s string, n int) (string, bool) {
 
 // firstLine is the description's first non-empty line, bounded to max bytes.
 func firstLine(s string, max int) string {
+	line, cut := firstLineCut(s, max)
+	if cut {
+		return line + "…"
+	}
+	return line
+}
+
+// firstLineCut is firstLine without its mark: the line, and whether it was cut (and so
+// must be followed by "…").
+func firstLineCut(s string, max int) (string, bool) {
 	s = strings.TrimLeft(s, " \t\n")
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
 	s = strings.TrimSpace(s)
-	if t, cut := truncate(s, max-len("…")); cut {
-		return t + "…"
-	}
-	return s
+	return truncate(s, max-len("…"))
 }

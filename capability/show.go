@@ -79,7 +79,11 @@ func (e *turnEnv) render(a *answer, tools []*tool) {
 			a.out.WriteString("  ")
 			a.out.WriteString(tl.class)
 			a.out.WriteString("  ")
-			a.out.WriteString(firstLine(clean(tl.desc), indexLineMax))
+			line, cut := firstLineCut(clean(tl.desc), indexLineMax)
+			a.out.WriteString(line)
+			if cut {
+				a.out.WriteString("…")
+			}
 			a.out.WriteByte('\n')
 		}
 	}
