@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // lineReader reads a server's stdout a line at a time, straight into its own buffer: a line
@@ -12,7 +13,8 @@ import (
 // page of thousands of tools) is gathered from full buffers set aside as they fill and copied
 // once into a new slice of exactly its size, which the caller may keep. A long line thus costs
 // one copy, not a copy out of a bufio.Reader plus the copies of a doubling slice plus a copy
-// of the result.
+// of the result. The buffers set aside go back to a pool shared by every server's reader: the
+// servers of a turn answer their long tools/list one after another.
 type lineReader struct {
 	r     io.Reader
 	max   int    // bytes of a line, line break excluded
@@ -27,6 +29,29 @@ func newLineReader(r io.Reader, max, size int) *lineReader {
 	return &lineReader{r: r, max: max, size: size}
 }
 
+// spare holds buffers of spareSize bytes set aside by long lines, for the next long line.
+var spare sync.Pool
+
+const spareSize = 64 << 10
+
+func (lr *lineReader) newBuffer() []byte {
+	if lr.size == spareSize {
+		if b, ok := spare.Get().(*[]byte); ok {
+			return *b
+		}
+	}
+	return make([]byte, lr.size)
+}
+
+func (lr *lineReader) release(parts [][]byte) {
+	if lr.size != spareSize {
+		return
+	}
+	for _, p := range parts {
+		spare.Put(&p)
+	}
+}
+
 // next returns the next line without its line break (and a '\r' before it), never holding
 // more than max bytes of it plus one buffer. owned reports that the line is a slice of its
 // own, which the caller may keep.
@@ -34,7 +59,7 @@ func (lr *lineReader) next() (line []byte, owned bool, err error) {
 	var parts [][]byte // earlier pieces of this line, in order
 	total := 0
 	if lr.buf == nil {
-		lr.buf = make([]byte, lr.size)
+		lr.buf = lr.newBuffer()
 	}
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n'); i >= 0 {
@@ -50,7 +75,9 @@ func (lr *lineReader) next() (line []byte, owned bool, err error) {
 			for _, p := range parts {
 				line = append(line, p...)
 			}
-			return trimCR(append(line, piece...)), true, nil
+			line = append(line, piece...)
+			lr.release(parts)
+			return trimCR(line), true, nil
 		}
 		if total+lr.end-lr.start > lr.max {
 			return nil, false, fmt.Errorf("message exceeds %d bytes", lr.max)
@@ -68,7 +95,7 @@ func (lr *lineReader) next() (line []byte, owned bool, err error) {
 			// The buffer holds nothing but this line: set it aside, read on into a new one.
 			parts = append(parts, lr.buf)
 			total += len(lr.buf)
-			lr.buf = make([]byte, lr.size)
+			lr.buf = lr.newBuffer()
 			lr.start, lr.end = 0, 0
 		case lr.end == len(lr.buf):
 			lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
