@@ -79,10 +79,20 @@ func (s *server) buildTools() {
 	if s.tools != nil || s.ntools == 0 {
 		return
 	}
-	s.tools = make([][]byte, s.ntools)
-	s.tools[0] = []byte(echoTool)
+	// One buffer for all the tools: each tool is a slice of it.
+	all := make([]byte, 0, len(echoTool)+s.ntools*400)
+	all = append(all, echoTool...)
+	ends := make([]int, s.ntools)
+	ends[0] = len(all)
 	for i := 1; i < s.ntools; i++ {
-		s.tools[i] = appendTool(make([]byte, 0, 400), i)
+		all = appendTool(all, i)
+		ends[i] = len(all)
+	}
+	s.tools = make([][]byte, s.ntools)
+	start := 0
+	for i, end := range ends {
+		s.tools[i] = all[start:end:end]
+		start = end
 	}
 }
 
