@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -63,6 +64,27 @@ func BenchmarkTurnEndedSynced(b *testing.B) {
 	}
 	for b.Loop() {
 		if err := l.Log(Event{Name: EventTurnEnded}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRecordFamily renders a capability_family_selected record of 10,000 capabilities
+// (the tools-10k benchmark's), with secrets to look for.
+func BenchmarkRecordFamily(b *testing.B) {
+	l := &Logger{turn: "turn-1", session: "sess-1", red: NewRedactor(benchSecrets)}
+	ids := make([]string, 10000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("p%02d/t%04d WRITE", i/500+1, i%500)
+	}
+	ev := Event{Name: EventFamilySelected, Mode: "index", Fields: map[string]any{
+		"project": "bench", "family": ids, "count": len(ids), "bytes": 4000000,
+		"providers":   []map[string]any{{"id": "p01", "offered": true, "reason": "scope global", "read_only": false}},
+		"unavailable": []string(nil),
+	}}
+	now := time.Now()
+	for b.Loop() {
+		if _, err := l.record(ev, now); err != nil {
 			b.Fatal(err)
 		}
 	}

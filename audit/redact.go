@@ -23,6 +23,7 @@ const MinSecretBytes = 6
 // A nil *Redactor redacts nothing. It is safe for concurrent use.
 type Redactor struct {
 	secrets [][]byte // distinct, longest first
+	strs    []string // the same, as strings (String looks for them without a conversion each)
 	maxLen  int
 }
 
@@ -52,6 +53,9 @@ func NewRedactor(secrets []string) *Redactor {
 		}
 	}
 	slices.SortStableFunc(r.secrets, func(a, b []byte) int { return len(b) - len(a) })
+	for _, sec := range r.secrets {
+		r.strs = append(r.strs, string(sec))
+	}
 	return r
 }
 
@@ -75,8 +79,8 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	found := false
-	for _, sec := range r.secrets {
-		if strings.Contains(s, string(sec)) {
+	for _, sec := range r.strs {
+		if strings.Contains(s, sec) {
 			found = true
 			break
 		}
