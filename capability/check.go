@@ -72,7 +72,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 				results[i].err = r.err
 				return
 			}
-			results[i].tools, results[i].reject = judgeTools(p, false, r.tools)
+			results[i].tools, results[i].reject = r.kept, r.rejected // judged for a full offer (readOnly false)
 		}()
 	}
 	wg.Wait()

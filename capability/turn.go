@@ -100,9 +100,6 @@ func (t *Turn) load() {
 		e.log = nil
 	}
 
-	if capsFile == "" {
-		capsFile = filepath.Join(home, "capabilities.json")
-	}
 	var stErr error
 	if man.StateDir != "" {
 		e.state, stErr = openState(man.StateDir, "")
