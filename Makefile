@@ -5,7 +5,7 @@ FUZZTIME ?= 10s
 
 .PHONY: build test deps lint fuzz bench demo tidy-check
 
-# Both binaries: the thin spear-shell front and spear-shell-full beside it (SPEC 10).
+# spear-shell and, beside it, spear-shell-schema (the only binary that links the JSON Schema library).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/...
 

@@ -385,7 +385,7 @@ func caseTools10k(ctx context.Context, w *world) []row {
 	}
 	mem := judge(name2, memA, memB, "MiB", 0)
 	mem.target, mem.holds = target2, yesNo(peak < 150)
-	mem.note = fmt.Sprintf("%s: highest peak over %d runs %.1f MiB (spear-shell-full: the front execs it in the same process)", name2, len(rss[0]), peak)
+	mem.note = fmt.Sprintf("%s: highest peak over %d runs %.1f MiB", name2, len(rss[0]), peak)
 	return []row{judge(name1, median(got[0]), median(got[1]), "ms", 3), mem}
 }
 

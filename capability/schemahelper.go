@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// SchemaHelperName is the schema helper's file name beside spear-shell-full: it holds the schema
+// SchemaHelperName is the schema helper's file name beside spear-shell: it holds the schema
 // library, which the full binary does not link (SPEC 10), and judges the schemas that the native
 // validator leaves to it.
 const SchemaHelperName = "spear-shell-schema"

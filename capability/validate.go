@@ -15,7 +15,7 @@ import (
 
 // The native validator covers the JSON Schema 2020-12 subset that MCP tools use, so that the
 // schema library (whose package initialisation compiles its meta-schemas) is not linked into
-// spear-shell-full. It accepts a schema only when it understands every keyword and every
+// spear-shell. It accepts a schema only when it understands every keyword and every
 // keyword value the way jsonschema/v6 does, including the meta-schema's checks; anything else is
 // "not mine" and goes to the spear-shell-schema helper, which gives the library's verdict.
 

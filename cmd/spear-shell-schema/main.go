@@ -1,5 +1,5 @@
-// Command spear-shell-schema validates JSON values against JSON Schemas that spear-shell-full's
-// native validator leaves to the schema library; spear-shell-full starts it beside itself.
+// Command spear-shell-schema validates JSON values against JSON Schemas that spear-shell's
+// native validator leaves to the schema library; spear-shell starts it from beside itself.
 //
 // It reads one request per line on stdin, {"schema": ..., "instance": ...}, and writes one
 // answer per line on stdout, {"ok": bool, "unusable": "...", "errors": ["at /x: ..."]}, until
@@ -23,7 +23,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
-		fmt.Fprintln(os.Stderr, "spear-shell-schema: takes no arguments; spear-shell-full starts it")
+		fmt.Fprintln(os.Stderr, "spear-shell-schema: takes no arguments; spear-shell starts it")
 		os.Exit(2)
 	}
 	if err := serve(os.Stdin, os.Stdout); err != nil {

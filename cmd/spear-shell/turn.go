@@ -1,6 +1,7 @@
-// Package turnrun is what both spear-shell binaries need to answer invocations around a
-// capability turn: the turn's settings as a command line gives them, and the signal guard.
-package turnrun
+package main
+
+// What answering needs around a capability turn: the turn's settings as a command line gives
+// them, and the signal guard.
 
 import (
 	"context"
@@ -12,13 +13,13 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/capability"
-	"github.com/spear-shell/spear-shell/interp/invocation"
+	"github.com/spear-shell/spear-shell/interp"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
-// Settings are the turn's settings for command line a: self is the running binary, manifest
+// settings are the turn's settings for command line a: self is the running binary, manifest
 // the turn manifest's path, rs and rsErr how the real shell runs (or why it cannot).
-func Settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, rsErr error) capability.Settings {
+func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, rsErr error) capability.Settings {
 	cwd, _ := os.Getwd()
 	s := capability.Settings{
 		Getenv:       os.Getenv,
@@ -36,18 +37,18 @@ func Settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 	return s
 }
 
-// Request is what the turn is asked for by an invocation.
-func Request(inv *invocation.Invocation) capability.Request {
+// request is what the turn is asked for by an invocation.
+func request(inv *interp.Invocation) capability.Request {
 	return capability.Request{Verb: inv.Verb, Targets: inv.Targets, Arguments: inv.Arguments, Source: inv.Source}
 }
 
-// TerminatedReason is the turn_ended reason for a terminating signal.
-func TerminatedReason(sig int) string { return "terminated by " + syscall.Signal(sig).String() }
+// terminatedReason is the turn_ended reason for a terminating signal.
+func terminatedReason(sig int) string { return "terminated by " + syscall.Signal(sig).String() }
 
-// Guard turns signals into what SPEC 4 asks: SIGINT cancels the answer in progress (exit 130)
+// guard turns signals into what SPEC 4 asks: SIGINT cancels the answer in progress (exit 130)
 // and reaches the running command; SIGTERM and SIGHUP end the shell and, in a session, the turn
 // and the process with 128+n, even while the session waits for input it may never get.
-type Guard struct {
+type guard struct {
 	sigs       chan os.Signal
 	done       chan struct{}
 	wg         sync.WaitGroup
@@ -62,16 +63,16 @@ type Guard struct {
 	closeOnce sync.Once
 }
 
-// NewGuard catches SIGINT, SIGTERM and SIGHUP until Stop; turn is a session's turn (nil for -c).
-func NewGuard(turn *capability.Turn) *Guard {
-	g := &Guard{sigs: make(chan os.Signal, 4), done: make(chan struct{}), turn: turn}
+// newGuard catches SIGINT, SIGTERM and SIGHUP until Stop; turn is a session's turn (nil for -c).
+func newGuard(turn *capability.Turn) *guard {
+	g := &guard{sigs: make(chan os.Signal, 4), done: make(chan struct{}), turn: turn}
 	signal.Notify(g.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	g.wg.Add(1)
 	go g.loop()
 	return g
 }
 
-func (g *Guard) loop() {
+func (g *guard) loop() {
 	defer g.wg.Done()
 	for {
 		select {
@@ -102,7 +103,7 @@ func (g *Guard) loop() {
 
 // terminate ends a session on SIGTERM or SIGHUP: once the shell has gone, the turn is closed
 // (recorded, providers stopped) between answers and the process exits with 128+n.
-func (g *Guard) terminate(sh *realshell.Shell, sig int) {
+func (g *guard) terminate(sh *realshell.Shell, sig int) {
 	defer g.wg.Done()
 	if sh != nil {
 		select {
@@ -119,12 +120,12 @@ func (g *Guard) terminate(sh *realshell.Shell, sig int) {
 		return
 	default:
 	}
-	g.CloseTurn(TerminatedReason(sig))
+	g.closeTurn(terminatedReason(sig))
 	os.Exit(128 + sig)
 }
 
-// CloseTurn ends the turn once, between answers.
-func (g *Guard) CloseTurn(reason string) {
+// closeTurn ends the turn once, between answers.
+func (g *guard) closeTurn(reason string) {
 	g.closeOnce.Do(func() {
 		g.turnMu.Lock()
 		g.turn.Close(reason)
@@ -132,22 +133,22 @@ func (g *Guard) CloseTurn(reason string) {
 	})
 }
 
-// SetShell names the real shell that signals are passed on to.
-func (g *Guard) SetShell(sh *realshell.Shell) {
+// setShell names the real shell that signals are passed on to.
+func (g *guard) setShell(sh *realshell.Shell) {
 	g.mu.Lock()
 	g.sh = sh
 	g.mu.Unlock()
 }
 
-// TerminatedBy is the terminating signal received (SIGTERM or SIGHUP), or 0.
-func (g *Guard) TerminatedBy() int {
+// terminatedBy is the terminating signal received (SIGTERM or SIGHUP), or 0.
+func (g *guard) terminatedBy() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.terminated
 }
 
-// Answer runs one answer with a context that SIGINT, SIGTERM and SIGHUP cancel.
-func (g *Guard) Answer(f func(ctx context.Context) int) int {
+// answer runs one answer with a context that SIGINT, SIGTERM and SIGHUP cancel.
+func (g *guard) answer(f func(ctx context.Context) int) int {
 	g.turnMu.Lock()
 	defer g.turnMu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -167,7 +168,7 @@ func (g *Guard) Answer(f func(ctx context.Context) int) int {
 }
 
 // Stop stops catching signals.
-func (g *Guard) Stop() {
+func (g *guard) stop() {
 	signal.Stop(g.sigs)
 	close(g.done)
 	g.wg.Wait()

@@ -1,29 +1,19 @@
-// Command spear-shell-full is the part of spear-shell that answers spear-capability invocations:
-// sessions on stdin, -c strings that hold an invocation, --check and --context. The spear-shell
-// front binary beside it execs it for those; it never needs to be run by hand.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spear-shell/spear-shell/capability"
-	"github.com/spear-shell/spear-shell/cmd/internal/turnrun"
+	"github.com/spear-shell/spear-shell/cmd/spear-shell/internal/fastpath"
 	"github.com/spear-shell/spear-shell/interp"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
-// FrontName is the front binary beside this one; the stub in the real shell points to it.
-const FrontName = "spear-shell"
-
-func main() {
-	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
-}
-
+// run decides a command line whole: spear-shell's own options, -c strings (answered, mixed or
+// forwarded) and sessions.
 func run(argv []string, stdin, stdout, stderr *os.File) int {
 	realshell.SetNonDumpable()
 	if realshell.IsStub(argv[0]) {
@@ -39,19 +29,18 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
 		return 126
 	}
-	front := filepath.Join(filepath.Dir(self), FrontName)
 	manifest := a.ManifestPath(os.Getenv)
-	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), front, manifest)
-	settings := turnrun.Settings(a, self, manifest, rs, rsErr)
+	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
+	ts := settings(a, self, manifest, rs, rsErr)
 	ctx := context.Background()
 	switch a.Own {
 	case "spear-version":
-		fmt.Fprintln(stdout, "spear-shell", "(full)")
+		fmt.Fprintln(stdout, "spear-shell", Version)
 		return 0
 	case "check":
-		return capability.Check(ctx, settings, stdout, stderr)
+		return capability.Check(ctx, ts, stdout, stderr)
 	case "context":
-		turn := capability.NewTurn(settings)
+		turn := capability.NewTurn(ts)
 		defer turn.Close("")
 		return turn.Context(ctx, stdout, stderr)
 	}
@@ -65,31 +54,26 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		if a.NoExec || an.Verdict == interp.Forward {
 			break
 		}
-		turn := capability.NewTurn(settings)
+		turn := capability.NewTurn(ts)
 		defer turn.Close("")
 		if an.Verdict == interp.Refuse {
 			return turn.Refuse(an.Code, an.Reason, stderr)
 		}
 		return runString(a, an, rs, turn, stdin, stdout, stderr)
 	case realshell.ModeSession:
-		return runSession(a, rs, capability.NewTurn(settings), stdin, stdout, stderr)
+		return runSession(a, rs, capability.NewTurn(ts), stdin, stdout, stderr)
 	}
-	err = rs.Exec(argv[0], a.Bash)
-	fmt.Fprintf(stderr, "spear-shell: %v\n", err)
-	if errors.Is(err, realshell.ErrNoShell) {
-		return 127
-	}
-	return 126
+	return fastpath.Forward(argv[0], a)
 }
 
 // runString answers a -c string that holds invocations. A string of answers alone starts no
 // shell; otherwise its forwarded parts run in one real shell, in order around the answers.
 func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
-	g := turnrun.NewGuard(nil)
-	defer g.Stop()
+	g := newGuard(nil)
+	defer g.stop()
 	answer := func(inv *interp.Invocation) int {
-		return g.Answer(func(ctx context.Context) int {
-			return turn.Answer(ctx, turnrun.Request(inv), stdout, stderr)
+		return g.answer(func(ctx context.Context) int {
+			return turn.Answer(ctx, request(inv), stdout, stderr)
 		})
 	}
 	if onlyAnswers(an) {
@@ -100,7 +84,7 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 				break
 			}
 		}
-		if n := g.TerminatedBy(); n != 0 {
+		if n := g.terminatedBy(); n != 0 {
 			return 128 + n
 		}
 		return code
@@ -110,7 +94,7 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
 		return 126
 	}
-	g.SetShell(sh)
+	g.setShell(sh)
 	return interp.RunSegments(an, sh, interp.Handlers{
 		Answer: answer,
 		Refuse: func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
@@ -120,8 +104,8 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 // runSession runs commands from stdin in one real shell until EOF, exit, or a signal, and
 // then ends the turn.
 func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
-	g := turnrun.NewGuard(turn)
-	defer g.Stop()
+	g := newGuard(turn)
+	defer g.stop()
 	var terminal *os.File
 	if a.Terminal || isTerminal(stdin) {
 		terminal = stdin
@@ -129,25 +113,25 @@ func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn
 	sh, err := startShell(a, rs, stdout, stderr, true, terminal)
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
-		g.CloseTurn("the real shell could not start")
+		g.closeTurn("the real shell could not start")
 		return 126
 	}
-	g.SetShell(sh)
+	g.setShell(sh)
 	code := interp.RunSession(stdin, sh, interp.Handlers{
 		Answer: func(inv *interp.Invocation) int {
-			return g.Answer(func(ctx context.Context) int {
-				return turn.Answer(ctx, turnrun.Request(inv), stdout, stderr)
+			return g.answer(func(ctx context.Context) int {
+				return turn.Answer(ctx, request(inv), stdout, stderr)
 			})
 		},
 		Refuse: func(code, reason string) int {
-			return g.Answer(func(context.Context) int { return turn.Refuse(code, reason, stderr) })
+			return g.answer(func(context.Context) int { return turn.Refuse(code, reason, stderr) })
 		},
 	})
-	if n := g.TerminatedBy(); n != 0 {
-		g.CloseTurn(turnrun.TerminatedReason(n))
+	if n := g.terminatedBy(); n != 0 {
+		g.closeTurn(terminatedReason(n))
 		return 128 + n
 	}
-	g.CloseTurn("the session ended")
+	g.closeTurn("the session ended")
 	return code
 }
 
