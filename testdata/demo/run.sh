@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The demo: a scripted agent turn through spear-shell. Usage: run.sh BINDIR
-# BINDIR holds spear-shell (and spear-shell-full) and spear-demo-notes; this script builds nothing:
+# BINDIR holds spear-shell, spear-shell-schema and spear-demo-notes; this script builds nothing:
 #   go build -o bin/ ./cmd/... ./testdata/demo/spear-demo-notes && bash testdata/demo/run.sh bin
 set -euo pipefail
 
