@@ -447,7 +447,17 @@ func caseIsolation(ctx context.Context, w *world) []row {
 	if err != nil {
 		return []row{failed(name, target, err)}
 	}
-	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.10)}
+	rows := []row{judge(name, median(got[0]), median(got[1]), "ms", 1.10)}
+	// The floor of any parent that stays to pass signals on: a Go program doing only that.
+	const floorName = "a Go program that forks that bwrap, passes signals on and waits vs exec'ing it"
+	floor, err := alternate(ctx, w.runs(200),
+		timed(w, fixed(spec{argv: append([]string{w.tool("forkbwrap")}, ref...), env: env}), nil),
+		timed(w, fixed(spec{argv: append([]string{w.tool("execbwrap")}, ref...), env: env}), nil),
+	)
+	if err != nil {
+		return append(rows, failed(floorName, "reported", err))
+	}
+	return append(rows, judge(floorName, median(floor[0]), median(floor[1]), "ms", 0))
 }
 
 // recordBwrap runs `spear-shell -c true` once with bench/bwraprec standing in for bwrap (first
