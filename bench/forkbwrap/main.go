@@ -11,8 +11,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"syscall"
+
+	"github.com/spear-shell/spear-shell/bench/internal/bwrapfd"
 )
 
 func main() {
@@ -21,28 +22,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: forkbwrap BWRAP [options...] -- command...")
 		os.Exit(2)
 	}
-	files := []uintptr{0, 1, 2}
-	for i, a := range argv {
-		if a == "--" {
-			break
-		}
-		if a != "--info-fd" && a != "--ro-bind-data" && a != "--bind-data" && a != "--file" && a != "--json-status-fd" || i+1 >= len(argv) {
-			continue
-		}
-		fd, err := strconv.Atoi(argv[i+1])
-		if err != nil || fd < 3 || fd > 64 {
-			fmt.Fprintf(os.Stderr, "forkbwrap: %s %q\n", a, argv[i+1])
-			os.Exit(2)
-		}
-		null, err := syscall.Open(os.DevNull, syscall.O_RDWR, 0)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "forkbwrap: %v\n", err)
-			os.Exit(126)
-		}
-		for len(files) <= fd {
-			files = append(files, uintptr(null))
-		}
-		files[fd] = uintptr(null)
+	maxFD, err := bwrapfd.StandIns(argv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "forkbwrap: %v\n", err)
+		os.Exit(126)
+	}
+	files := make([]uintptr, maxFD+1)
+	for i := range files {
+		files[i] = uintptr(i)
 	}
 	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{Env: os.Environ(), Files: files})
 	if err != nil {
