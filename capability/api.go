@@ -165,6 +165,21 @@ func (t *Turn) Context(ctx context.Context, stdout, stderr io.Writer) int {
 	return a.finish(code)
 }
 
+// Prepare loads the turn now and, when its family is not selected yet, starts the offered
+// providers under ctx as the turn's first answer would (startEarly), so that the caller's own
+// set-up overlaps their start. The next answer, made with the same ctx, takes them; Close stops
+// them otherwise.
+func (t *Turn) Prepare(ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.startCtx = ctx
+	t.load()
+	t.startCtx = nil
+}
+
 // endStart ends an answer's early starts: what it did not take is stopped.
 func (t *Turn) endStart() {
 	t.startCtx = nil
@@ -184,6 +199,7 @@ func (t *Turn) Close(reason string) {
 	if t.env == nil {
 		return
 	}
+	t.env.dropEarly()
 	t.env.stopAll()
 	if t.s.Session && t.env.log != nil {
 		_ = t.env.logEvent(audit.Event{Name: audit.EventTurnEnded, Reason: reason})

@@ -71,6 +71,8 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
 	g := newGuard(nil)
 	defer g.stop()
+	// The first answer's providers start now, while the signals are being caught.
+	turn.Prepare(g.prepare())
 	answer := func(inv *interp.Invocation) int {
 		return g.answer(func(ctx context.Context) int {
 			return turn.Answer(ctx, request(inv), stdout, stderr)
@@ -89,6 +91,7 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 		}
 		return code
 	}
+	g.caught()
 	sh, err := startShell(a, rs, stdout, stderr, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
@@ -110,6 +113,7 @@ func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn
 	if a.Terminal || isTerminal(stdin) {
 		terminal = stdin
 	}
+	g.caught()
 	sh, err := startShell(a, rs, stdout, stderr, true, terminal)
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)

@@ -49,6 +49,8 @@ func terminatedReason(sig int) string { return "terminated by " + syscall.Signal
 // and reaches the running command; SIGTERM and SIGHUP end the shell and, in a session, the turn
 // and the process with 128+n, even while the session waits for input it may never get.
 type guard struct {
+	next       context.Context // the next answer's context, when prepare made it
+	ready      chan struct{}   // closed once the signals are caught
 	sigs       chan os.Signal
 	done       chan struct{}
 	wg         sync.WaitGroup
@@ -63,17 +65,37 @@ type guard struct {
 	closeOnce sync.Once
 }
 
-// newGuard catches SIGINT, SIGTERM and SIGHUP until Stop; turn is a session's turn (nil for -c).
+// newGuard catches SIGINT, SIGTERM and SIGHUP until stop; turn is a session's turn (nil for -c).
+// The signals are caught in the background: the runtime starts threads for that, and a cold
+// invoke's turn (its provider's start above all) need not wait for them. A signal that comes
+// before ends the process, as one that comes before newGuard does. Call caught before starting
+// a real shell, which must inherit the dispositions as they then are.
 func newGuard(turn *capability.Turn) *guard {
-	g := &guard{sigs: make(chan os.Signal, 4), done: make(chan struct{}), turn: turn}
-	signal.Notify(g.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	g := &guard{sigs: make(chan os.Signal, 4), done: make(chan struct{}), ready: make(chan struct{}), turn: turn}
 	g.wg.Add(1)
-	go g.loop()
+	go func() {
+		defer g.wg.Done()
+		signal.Notify(g.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		close(g.ready)
+		g.loop()
+	}()
 	return g
 }
 
+// prepare returns the context of the next answer ahead of it, so that work for that answer can
+// start before it (capability.Turn.Prepare); the signals cancel it as they cancel an answer.
+func (g *guard) prepare() context.Context {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	g.next, g.cancel = ctx, cancel
+	return ctx
+}
+
+// caught returns once the signals are caught.
+func (g *guard) caught() { <-g.ready }
+
 func (g *guard) loop() {
-	defer g.wg.Done()
 	for {
 		select {
 		case <-g.done:
@@ -149,11 +171,16 @@ func (g *guard) terminatedBy() int {
 
 // answer runs one answer with a context that SIGINT, SIGTERM and SIGHUP cancel.
 func (g *guard) answer(f func(ctx context.Context) int) int {
+	g.caught()
 	g.turnMu.Lock()
 	defer g.turnMu.Unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	g.mu.Lock()
+	ctx, cancel := g.next, g.cancel
+	g.next = nil
+	if ctx == nil {
+		ctx, cancel = context.WithCancel(context.Background())
+	}
+	defer cancel()
 	if g.terminated != 0 {
 		g.mu.Unlock()
 		return 128 + g.terminated
@@ -169,6 +196,7 @@ func (g *guard) answer(f func(ctx context.Context) int) int {
 
 // Stop stops catching signals.
 func (g *guard) stop() {
+	g.caught()
 	signal.Stop(g.sigs)
 	close(g.done)
 	g.wg.Wait()
