@@ -327,3 +327,34 @@ func short(s string) string {
 	}
 	return s
 }
+
+// Prepare starts the family's providers ahead of the first answer, which takes them; a
+// turn closed without an answer stops them (goleak and the race detector watch both).
+func TestPrepare(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil, provSpec{id: "demo", entry: obj("read", demoRead()), fake: obj("tools", demoTools())})
+
+	tr := f.turn()
+	ctx := context.Background()
+	tr.Prepare(ctx)
+	tr.Prepare(ctx) // loaded once: a second call starts nothing more
+	var out, errb bytes.Buffer
+	if code := tr.Answer(ctx, Request{Verb: "list"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "demo/echo") {
+		t.Fatalf("list after Prepare = %d, %q, %q", code, out.String(), errb.String())
+	}
+	if r := ask(tr, "describe", "demo/echo"); r.code != 0 {
+		t.Fatalf("describe = %+v", r)
+	}
+
+	// another process of a new turn: prepared, never asked
+	g := newFixture(t, nil, provSpec{id: "demo", entry: obj("read", demoRead()), fake: obj("tools", demoTools())})
+	unused := NewTurn(g.settings())
+	unused.Prepare(ctx)
+	unused.Close("never asked")
+	unused.Prepare(ctx) // closed: nothing
+	for _, name := range g.eventNames() {
+		if name == "family_selected" || name == "provider_failed" {
+			t.Errorf("an unanswered turn recorded %s", name)
+		}
+	}
+}
