@@ -162,93 +162,87 @@ const argsAtomic = 4096
 
 // startBwrap starts bwrap running the real shell with args, its options on fd 3 (--args):
 // bwrap is started first, before the masks are computed, so that it loads meanwhile. Its info
-// (the sandboxed command's pid) comes on the returned file; fd 5 is /dev/null for file masks
-// that need a copy. A bare fork and exec: os/exec would probe pidfd support with a process of
-// its own first.
+// (the sandboxed command's pid) comes on the returned file.
 func (rs *RealShell) startBwrap(args []string) (int, *os.File, error) {
 	b := rs.Boundary
-	argv := append([]string{b.Bwrap, "--args", "3", "--info-fd", "4", "--", rs.Path}, args...)
-	optR, optW, infoR, infoW, null, err := bwrapFDs()
+	optR, optW, err := pipe()
 	if err != nil {
 		return 0, nil, fmt.Errorf("boundary: %w", err)
 	}
-	// Should this process die before bwrap has its options, bwrap dies too. (Pdeathsig follows
-	// the forking thread, but the runtime ends a thread only under a goroutine that locked it
-	// and exited, which no goroutine here does; locking one would cost a thread of its own.)
-	pid, err := syscall.ForkExec(b.Bwrap, argv, &syscall.ProcAttr{
-		Dir: rs.Dir, Env: rs.Env, Files: []uintptr{0, 1, 2, uintptr(optR), uintptr(infoW), uintptr(null)},
-		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
-	})
-	closeFDs(optR, infoW, null)
+	pid, info, err := forkBwrap(append([]string{b.Bwrap, "--args", "3", "--info-fd", "4", "--", rs.Path}, args...), rs, optR)
+	syscall.Close(optR)
 	if err != nil {
-		closeFDs(optW, infoR)
-		return 0, nil, fmt.Errorf("boundary: %s: %w", b.Bwrap, err)
+		syscall.Close(optW)
+		return 0, nil, err
 	}
 	b = rs.boundary()
-	b.EmptyFD = 5
+	b.EmptyFD = bwrapNullFD
 	opts := nulJoin(b.Options())
 	if len(opts) > argsAtomic {
 		// Too long to pass whole in one write: this bwrap, still waiting for them, is killed,
 		// and one is started with its options on the command line.
-		closeFDs(optW, infoR)
+		syscall.Close(optW)
+		info.Close()
 		kill(pid)
-		return rs.startBwrapArgv(args)
+		full := b.Args(append([]string{rs.Path}, args...))
+		return forkBwrap(append([]string{full[0], "--info-fd", "4"}, full[1:]...), rs, -1)
 	}
 	_, werr := syscall.Write(optW, opts)
 	syscall.Close(optW)
 	if werr != nil {
+		info.Close()
 		kill(pid)
-		syscall.Close(infoR)
 		return 0, nil, fmt.Errorf("boundary: passing the options to bwrap: %w", werr)
 	}
-	return pid, os.NewFile(uintptr(infoR), "bwrap-info"), nil
+	return pid, info, nil
 }
 
-// startBwrapArgv is startBwrap with the options on the command line.
-func (rs *RealShell) startBwrapArgv(args []string) (int, *os.File, error) {
-	optR, optW, infoR, infoW, null, err := bwrapFDs()
+// bwrapNullFD is where forkBwrap leaves /dev/null open in bwrap, for file masks that need a copy.
+const bwrapNullFD = 5
+
+// forkBwrap starts bwrap with argv: fd 3 is opts (/dev/null when -1), fd 4 bwrap's info pipe,
+// whose reading end it returns, fd 5 /dev/null. A bare fork and exec: os/exec would probe pidfd
+// support with a process of its own first. Should this process die before bwrap has its
+// options, bwrap dies too. (Pdeathsig follows the forking thread, but the runtime ends a thread
+// only under a goroutine that locked it and exited, which no goroutine here does; locking one
+// would cost a thread of its own.)
+func forkBwrap(argv []string, rs *RealShell, opts int) (int, *os.File, error) {
+	infoR, infoW, err := pipe()
 	if err != nil {
 		return 0, nil, fmt.Errorf("boundary: %w", err)
 	}
-	closeFDs(optR, optW)
-	b := rs.boundary()
-	b.EmptyFD = 5
-	full := b.Args(append([]string{rs.Path}, args...))
-	full = append([]string{full[0], "--info-fd", "4"}, full[1:]...)
-	pid, err := syscall.ForkExec(full[0], full, &syscall.ProcAttr{
-		Dir: rs.Dir, Env: rs.Env, Files: []uintptr{0, 1, 2, uintptr(null), uintptr(infoW), uintptr(null)},
+	null, err := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		closeFDs(infoR, infoW)
+		return 0, nil, fmt.Errorf("boundary: open %s: %w", os.DevNull, err)
+	}
+	if opts < 0 {
+		opts = null
+	}
+	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
+		Dir: rs.Dir, Env: rs.Env, Files: []uintptr{0, 1, 2, uintptr(opts), uintptr(infoW), uintptr(null)},
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
 	closeFDs(infoW, null)
 	if err != nil {
 		syscall.Close(infoR)
-		return 0, nil, fmt.Errorf("boundary: %s: %w", full[0], err)
+		return 0, nil, fmt.Errorf("boundary: %s: %w", argv[0], err)
 	}
 	return pid, os.NewFile(uintptr(infoR), "bwrap-info"), nil
-}
-
-// bwrapFDs opens the options pipe, the info pipe and /dev/null, all close-on-exec.
-func bwrapFDs() (optR, optW, infoR, infoW, null int, err error) {
-	if optR, optW, err = pipe(); err != nil {
-		return
-	}
-	if infoR, infoW, err = pipe(); err != nil {
-		closeFDs(optR, optW)
-		return
-	}
-	if null, err = syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err != nil {
-		closeFDs(optR, optW, infoR, infoW)
-	}
-	return
 }
 
 // kill ends a bwrap that never got its options, and reaps it.
 func kill(pid int) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
+	reap(pid)
+}
+
+// reap waits for the child pid to end and returns its status.
+func reap(pid int) syscall.WaitStatus {
 	var ws syscall.WaitStatus
 	for {
 		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
-			return
+			return ws
 		}
 	}
 }
@@ -279,8 +273,7 @@ func nulJoin(args []string) []byte {
 }
 
 // waitForwarding waits for the bwrap child pid, passing signals on to the sandboxed command's
-// group, and returns its exit status as a shell reports it. This process only waits now: one
-// processor is enough, and fewer idle threads spinning leave the cores to bwrap and bash.
+// group, and returns its exit status as a shell reports it.
 func waitForwarding(pid int, info *os.File, sigs chan os.Signal) int {
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -304,12 +297,7 @@ func waitForwarding(pid int, info *os.File, sigs chan os.Signal) int {
 			}
 		}
 	}()
-	var ws syscall.WaitStatus
-	for {
-		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
-			break
-		}
-	}
+	ws := reap(pid)
 	close(stop)
 	<-done
 	info.Close()
