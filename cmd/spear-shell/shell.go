@@ -24,13 +24,11 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		fmt.Fprintf(stderr, "spear-shell: %s\n", a.Problem)
 		return 2
 	}
-	self, err := realshell.Executable()
-	if err != nil {
-		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
+	self, manifest, rs, rsErr := fastpath.RealShell(a)
+	if self == "" {
+		fmt.Fprintf(stderr, "spear-shell: %v\n", rsErr)
 		return 126
 	}
-	manifest := a.ManifestPath(os.Getenv)
-	rs, rsErr := realshell.NewRealShell(os.Getenv, os.Environ(), self, manifest)
 	ts := settings(a, self, manifest, rs, rsErr)
 	ctx := context.Background()
 	switch a.Own {
@@ -63,7 +61,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	case realshell.ModeSession:
 		return runSession(a, rs, capability.NewTurn(ts), stdin, stdout, stderr)
 	}
-	return fastpath.Forward(argv[0], a)
+	return fastpath.Exec(argv[0], a, rs)
 }
 
 // runString answers a -c string that holds invocations. A string of answers alone starts no

@@ -37,9 +37,16 @@ func Forward(argv0 string, a realshell.Args) int {
 	// Keep same-user processes out of our memory and /proc entries (SPEC 9).
 	realshell.SetNonDumpable()
 	_, _, rs, err := RealShell(a)
-	if err == nil {
-		err = rs.Exec(argv0, a.Bash)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
+		return 126
 	}
+	return Exec(argv0, a, rs)
+}
+
+// Exec execs rs for command line a: it returns only with the exit status of a failure.
+func Exec(argv0 string, a realshell.Args, rs *realshell.RealShell) int {
+	err := rs.Exec(argv0, a.Bash)
 	fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
 	if errors.Is(err, realshell.ErrNoShell) {
 		return 127
@@ -48,7 +55,8 @@ func Forward(argv0 string, a realshell.Args) int {
 }
 
 // RealShell is how the real shell of command line a runs (this binary is the one the stub
-// points to), and the turn manifest a names.
+// points to), and the turn manifest a names. self is "" when this binary's own path cannot be
+// known; otherwise an error is the real shell's, and self and manifest still stand.
 func RealShell(a realshell.Args) (self, manifest string, rs *realshell.RealShell, err error) {
 	if self, err = realshell.Executable(); err != nil {
 		return "", "", nil, err
