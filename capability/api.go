@@ -112,9 +112,7 @@ func NewTurn(s Settings) *Turn {
 func (t *Turn) Answer(ctx context.Context, r Request, stdout, stderr io.Writer) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.seq++
-	a := t.newAnswer(stdout, stderr)
-	t.startCtx = ctx
+	a := t.begin(ctx, stdout, stderr)
 	defer t.endStart()
 	var code string
 	switch r.Verb {
@@ -150,9 +148,7 @@ func (t *Turn) Refuse(code, reason string, stderr io.Writer) int {
 func (t *Turn) Context(ctx context.Context, stdout, stderr io.Writer) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.seq++
-	a := t.newAnswer(stdout, stderr)
-	t.startCtx = ctx
+	a := t.begin(ctx, stdout, stderr)
 	defer t.endStart()
 	code := t.list(ctx, a, "context")
 	if code == CodeNoCapabilities {
@@ -178,6 +174,14 @@ func (t *Turn) Prepare(ctx context.Context) {
 	t.startCtx = ctx
 	t.load()
 	t.startCtx = nil
+}
+
+// begin starts an answer (t.mu held). A ctx lets the turn's first load start the providers
+// early under it; endStart ends that.
+func (t *Turn) begin(ctx context.Context, stdout, stderr io.Writer) *answer {
+	t.seq++
+	t.startCtx = ctx
+	return t.newAnswer(stdout, stderr)
 }
 
 // endStart ends an answer's early starts: what it did not take is stopped.

@@ -174,12 +174,10 @@ func (e *turnEnv) takeEarly(p *prov) chan startResult {
 func (e *turnEnv) dropEarly() {
 	for id, ch := range e.early {
 		delete(e.early, id)
-		e.closing.Add(1)
+		e.closing.Add(1) // held until the start ends and closeLater holds its own
 		go func() {
 			defer e.closing.Done()
-			if r := <-ch; r.client != nil {
-				r.client.Close()
-			}
+			e.closeLater((<-ch).client)
 		}()
 	}
 }
