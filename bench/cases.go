@@ -137,10 +137,7 @@ func caseScript(ctx context.Context, w *world) []row {
 		timed(w, fixed(spec{argv: []string{w.spear}, env: h.env, stdin: script}), same),
 		timed(w, fixed(bash), same),
 	)
-	if err != nil {
-		return []row{failed(name, target, err)}
-	}
-	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.30)}
+	return []row{judged(name, target, got, err, 1.30)}
 }
 
 func caseInteractive(ctx context.Context, w *world) []row {
@@ -268,10 +265,7 @@ func caseColdInvoke(ctx context.Context, w *world) []row {
 		timed(w, inTurn(h, spec{argv: []string{w.spear, "-c", invokeLine("bench/echo", "hi")}, env: h.env}), contains("hi")),
 		timed(w, fixed(spec{argv: []string{w.tool("sdkclient"), "-n", "1", "--", w.tool("slowprovider"), "-init-ms", "0", "-tools", "1"}, env: h.env}), contains("hi\n")),
 	)
-	if err != nil {
-		return []row{failed(name, target, err)}
-	}
-	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.10)}
+	return []row{judged(name, target, got, err, 1.10)}
 }
 
 func caseWarmInvoke(ctx context.Context, w *world) []row {
@@ -284,10 +278,7 @@ func caseWarmInvoke(ctx context.Context, w *world) []row {
 		timed(w, inTurn(h, spec{argv: []string{w.spear}, env: h.env, stdin: invokeScript(1000)}), contains("hi 999")),
 		timed(w, fixed(spec{argv: []string{w.tool("sdkclient"), "-n", "1000", "--", w.tool("slowprovider"), "-init-ms", "0", "-tools", "1"}, env: h.env}), contains("hi 999\n")),
 	)
-	if err != nil {
-		return []row{failed(name, target, err)}
-	}
-	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.25)}
+	return []row{judged(name, target, got, err, 1.25)}
 }
 
 // providers returns n providers p01, p02, ... each slow by initMS, serving tools(i) tools.
@@ -326,10 +317,7 @@ func caseTurnStart(ctx context.Context, w *world) []row {
 		timed(w, fixed(spec{argv: append([]string{w.tool("sdkclient"), "-n", "0", "-parallel", "20", "--"}, server...), env: many.env}), nil),
 		timed(w, fixed(spec{argv: append([]string{w.tool("sdkclient"), "-n", "0", "--"}, server...), env: many.env}), nil),
 	)
-	if err != nil {
-		return append(rows, failed(floorName, "reported", err))
-	}
-	return append(rows, judge(floorName, median(floor[0]), median(floor[1]), "ms", 0))
+	return append(rows, judged(floorName, "reported", floor, err, 0))
 }
 
 func caseTools10k(ctx context.Context, w *world) []row {
@@ -454,10 +442,7 @@ func caseIsolation(ctx context.Context, w *world) []row {
 		timed(w, fixed(spec{argv: append([]string{w.tool("forkbwrap")}, ref...), env: env}), nil),
 		timed(w, fixed(spec{argv: append([]string{w.tool("execbwrap")}, ref...), env: env}), nil),
 	)
-	if err != nil {
-		return append(rows, failed(floorName, "reported", err))
-	}
-	return append(rows, judge(floorName, median(floor[0]), median(floor[1]), "ms", 0))
+	return append(rows, judged(floorName, "reported", floor, err, 0))
 }
 
 // recordBwrap runs `spear-shell -c true` once with bench/bwraprec standing in for bwrap (first
@@ -530,10 +515,7 @@ func caseClientCold(ctx context.Context, w *world) []row {
 		timed(w, fixed(clientSpec(w, "mcpclient", 1, false)), contains("hi\n")),
 		timed(w, fixed(clientSpec(w, "sdkclient", 1, false)), contains("hi\n")),
 	)
-	if err != nil {
-		return []row{failed(name, target, err)}
-	}
-	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.05)}
+	return []row{judged(name, target, got, err, 1.05)}
 }
 
 func caseClientWarm(ctx context.Context, w *world) []row {
@@ -562,8 +544,5 @@ func caseClientWarm(ctx context.Context, w *world) []row {
 		}
 	}
 	got, err := alternate(ctx, w.runs(9), side("mcpclient"), side("sdkclient"))
-	if err != nil {
-		return []row{failed(name, target, err)}
-	}
-	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.10)}
+	return []row{judged(name, target, got, err, 1.10)}
 }

@@ -30,6 +30,15 @@ func judge(name string, a, b float64, unit string, maxRatio float64) row {
 	return r
 }
 
+// judged is the row of two sides alternated in milliseconds (got, err from alternate): failed
+// when they could not be measured, else judged against maxRatio.
+func judged(name, target string, got [][]float64, err error, maxRatio float64) row {
+	if err != nil {
+		return failed(name, target, err)
+	}
+	return judge(name, median(got[0]), median(got[1]), "ms", maxRatio)
+}
+
 // failed is a row for a case that could not be measured: it never holds.
 func failed(name, target string, err error) row {
 	return row{name: name, a: "-", b: "-", ratio: "-", target: target, holds: "no",
