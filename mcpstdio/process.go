@@ -151,7 +151,7 @@ func lastWins(env []string) []string {
 
 func (c *Client) drainStderr() {
 	defer close(c.stderrDone)
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, 4<<10) // stderr is mostly quiet; a turn starts many servers
 	for {
 		n, err := c.stderr.Read(buf)
 		c.tail.Write(buf[:n])

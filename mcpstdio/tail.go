@@ -5,8 +5,9 @@ import (
 	"sync"
 )
 
-// tailBuffer keeps the last max bytes written to it. Its backing array is twice max so
-// that dropping old bytes costs one copy per max bytes written.
+// tailBuffer keeps the last max bytes written to it. Its buffer grows as bytes arrive, so a
+// quiet server costs nothing (a turn starts many), up to twice max, so that dropping old bytes
+// costs one copy per max bytes written.
 type tailBuffer struct {
 	mu      sync.Mutex
 	max     int
@@ -15,7 +16,7 @@ type tailBuffer struct {
 }
 
 func newTailBuffer(max int) *tailBuffer {
-	return &tailBuffer{max: max, buf: make([]byte, 0, 2*max)}
+	return &tailBuffer{max: max}
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -27,7 +28,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 		t.dropped = true
 		return n, nil
 	}
-	if len(t.buf)+len(p) > cap(t.buf) {
+	if len(t.buf)+len(p) > 2*t.max {
 		keep := t.max - len(p)
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-keep:]...)
 		t.dropped = true
