@@ -293,11 +293,13 @@ func providers(n, initMS int, tools func(i int) int) []provider {
 func caseTurnStart(ctx context.Context, w *world) []row {
 	const (
 		name, target = "turn start (--context), 20 providers 50 ms slow vs one", "ratio <= 1.30"
-		floorName    = "the go-sdk client starting those 20 providers at once vs one"
-		sdkName      = "turn start with 20 providers: spear-shell vs the go-sdk client"
+		sdkName      = "the go-sdk client starting those 20 providers at once vs one"
+		bareName     = "a bare client (fork, initialize, list, close) doing the same"
+		versusName   = "turn start with 20 providers: spear-shell vs the go-sdk client"
 	)
 	fail := func(err error) []row {
-		return []row{failed(name, target, err), failed(floorName, "reported", err), failed(sdkName, "reported", err)}
+		return []row{failed(name, target, err), failed(sdkName, "reported", err),
+			failed(bareName, "reported", err), failed(versusName, "reported", err)}
 	}
 	one := func(int) int { return 1 }
 	many, err := w.newHome("start20", providers(20, 50, one), "none")
@@ -308,24 +310,34 @@ func caseTurnStart(ctx context.Context, w *world) []row {
 	if err != nil {
 		return fail(err)
 	}
-	// The same start-up without spear-shell: the official client starting 20 such servers at
-	// once against one, which is what this machine allows any gateway. All four sides run in
-	// one alternation, so the rows compare times taken side by side.
+	// The same start-up without spear-shell, which is what this machine allows any gateway:
+	// the official client, and a client that does nothing but start the servers, initialize
+	// them and list their tools (bench/bareclient), each starting 20 such servers at once
+	// against one. All six sides run in one alternation, so the rows compare times taken side
+	// by side.
 	server := []string{w.tool("slowprovider"), "-init-ms", "50", "-tools", "1"}
+	client := func(k int, tool string, flags ...string) func(context.Context) (float64, error) {
+		argv := append(append([]string{w.tool(tool), "-parallel", strconv.Itoa(k)}, flags...), "--")
+		return timed(w, fixed(spec{argv: append(argv, server...), env: many.env}), nil)
+	}
 	got, err := alternate(ctx, w.runs(21),
 		timed(w, inTurn(many, spec{argv: []string{w.spear, "--context"}, env: many.env}), contains("p01/echo", "p20/echo")),
 		timed(w, inTurn(single, spec{argv: []string{w.spear, "--context"}, env: single.env}), contains("p01/echo")),
-		timed(w, fixed(spec{argv: append([]string{w.tool("sdkclient"), "-n", "0", "-parallel", "20", "--"}, server...), env: many.env}), nil),
-		timed(w, fixed(spec{argv: append([]string{w.tool("sdkclient"), "-n", "0", "--"}, server...), env: many.env}), nil),
+		client(20, "sdkclient", "-n", "0"), client(1, "sdkclient", "-n", "0"),
+		client(20, "bareclient"), client(1, "bareclient"),
 	)
 	if err != nil {
 		return fail(err)
 	}
-	spear20, spear1, sdk20, sdk1 := median(got[0]), median(got[1]), median(got[2]), median(got[3])
+	m := make([]float64, len(got))
+	for i, g := range got {
+		m[i] = median(g)
+	}
 	return []row{
-		judge(name, spear20, spear1, "ms", 1.30),
-		judge(floorName, sdk20, sdk1, "ms", 0),
-		judge(sdkName, spear20, sdk20, "ms", 0),
+		judge(name, m[0], m[1], "ms", 1.30),
+		judge(sdkName, m[2], m[3], "ms", 0),
+		judge(bareName, m[4], m[5], "ms", 0),
+		judge(versusName, m[0], m[2], "ms", 0),
 	}
 }
 
