@@ -436,7 +436,10 @@ func caseMemoryFlat(ctx context.Context, w *world) []row {
 // that execs bwrap with the very options spear-shell used: those are read from inside the
 // boundary, where PID 1 is bwrap itself (/proc/1/cmdline and /proc/1/environ).
 func caseIsolation(ctx context.Context, w *world) []row {
-	const name, target = "spear-shell -c true in the boundary vs a Go program exec'ing bwrap", "ratio <= 1.10"
+	const (
+		name, target = "spear-shell -c true in the boundary vs a Go program exec'ing bwrap", "ratio <= 1.10"
+		floorName    = "a Go program that forks that bwrap, passes signals on and waits vs exec'ing it"
+	)
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		return []row{skipped(name, target, "bwrap is not on PATH (install bubblewrap)")}
 	}
@@ -449,21 +452,18 @@ func caseIsolation(ctx context.Context, w *world) []row {
 		return []row{skipped(name, target, fmt.Sprintf("spear-shell -c under SPEAR_ISOLATION=bwrap does not run here: %v", err))}
 	}
 	w.logf("bwrap argv: %q", ref)
+	// The floor of any parent that stays to pass signals on is a Go program doing only that
+	// (bench/forkbwrap); all three sides run in one alternation.
 	got, err := alternate(ctx, w.runs(200),
 		timed(w, fixed(spec{argv: []string{w.spear, "-c", "true"}, env: h.env}), nil),
 		timed(w, fixed(spec{argv: append([]string{w.tool("execbwrap")}, ref...), env: env}), nil),
+		timed(w, fixed(spec{argv: append([]string{w.tool("forkbwrap")}, ref...), env: env}), nil),
 	)
 	if err != nil {
-		return []row{failed(name, target, err)}
+		return []row{failed(name, target, err), failed(floorName, "reported", err)}
 	}
-	rows := []row{judge(name, median(got[0]), median(got[1]), "ms", 1.10)}
-	// The floor of any parent that stays to pass signals on: a Go program doing only that.
-	const floorName = "a Go program that forks that bwrap, passes signals on and waits vs exec'ing it"
-	floor, err := alternate(ctx, w.runs(200),
-		timed(w, fixed(spec{argv: append([]string{w.tool("forkbwrap")}, ref...), env: env}), nil),
-		timed(w, fixed(spec{argv: append([]string{w.tool("execbwrap")}, ref...), env: env}), nil),
-	)
-	return append(rows, judged(floorName, "reported", floor, err, 0))
+	spear, execed, forked := median(got[0]), median(got[1]), median(got[2])
+	return []row{judge(name, spear, execed, "ms", 1.10), judge(floorName, forked, execed, "ms", 0)}
 }
 
 // recordBwrap runs `spear-shell -c true` once with bench/bwraprec standing in for bwrap (first
