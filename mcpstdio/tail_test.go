@@ -58,3 +58,28 @@ func TestParseStat(t *testing.T) {
 		}
 	}
 }
+
+// A quiet server's tail holds no memory, and a chatty one's stays within twice max: a turn
+// starts many servers, and reserving the whole tail for each once cost a garbage collection.
+func TestTailBufferGrowsAsWritten(t *testing.T) {
+	t.Parallel()
+	const limit = 1 << 10
+	b := newTailBuffer(limit)
+	if c := cap(b.buf); c != 0 {
+		t.Fatalf("a new tail holds %d bytes", c)
+	}
+	b.Write([]byte("one line\n"))
+	if c := cap(b.buf); c > limit {
+		t.Errorf("after one line the tail holds %d bytes", c)
+	}
+	line := []byte(strings.Repeat("x", 99) + "\n")
+	for range 1000 {
+		b.Write(line)
+		if len(b.buf) > 2*limit {
+			t.Fatalf("the tail keeps %d bytes, over twice the limit", len(b.buf))
+		}
+	}
+	if got := b.String(); len(got) > limit || !strings.HasSuffix(got, string(line)) {
+		t.Errorf("String is %d bytes ending %q", len(got), got[max(0, len(got)-10):])
+	}
+}
