@@ -166,3 +166,23 @@ func TestForwardedCommandsUnderBash(t *testing.T) {
 		t.Errorf("interactive: %d timings, output %q, want 30 and a prefix of bash's", len(per), got)
 	}
 }
+
+// bareclient starts every copy, and fails when a server's answer is not a result (cat
+// echoes the request back).
+func TestBareClient(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tool := range []string{"bareclient", "slowprovider"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, tool), "./"+tool).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", tool, err, out)
+		}
+	}
+	bare := filepath.Join(dir, "bareclient")
+	if out, err := exec.Command(bare, "-parallel", "3", "--", filepath.Join(dir, "slowprovider"), "-tools", "2").CombinedOutput(); err != nil {
+		t.Errorf("bareclient with slowprovider: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bare, "--", "/bin/cat").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "not a result") {
+		t.Errorf("bareclient with cat: %v, %s; want a failure naming what is not a result", err, out)
+	}
+}
