@@ -112,9 +112,10 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external reference %q is not loaded", url)
 }
 
-// schemaURL is where a schema is placed; relative references resolve under it and so reach
-// the loader, which refuses them.
-const schemaURL = "urn:spear-shell:schema"
+// schemaURL is where a schema is placed: a hierarchical URL, so that a relative reference
+// ("other.json") resolves to another document, which the loader refuses. Under an opaque URN
+// base the library resolved it to the schema itself, and checked the value against that.
+const schemaURL = "https://spear-shell.invalid/schema.json"
 
 func compile(raw json.RawMessage) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))

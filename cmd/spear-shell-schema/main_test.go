@@ -22,6 +22,12 @@ func TestServe(t *testing.T) {
 		{`{"schema":{"properties":{"a/b":{"maximum":10}}},"instance":{"a/b":11}}`,
 			answer{Errors: []string{"at /a~1b: maximum: got 11, want 10"}}},
 		{`{"schema":{"$ref":"https://example.com/s.json"},"instance":1}`, answer{Unusable: "external reference"}},
+		// A relative reference names another document, never this one.
+		{`{"schema":{"properties":{"a":{"$ref":"other.json"}}},"instance":{"a":1}}`, answer{Unusable: "external reference"}},
+		{`{"schema":{"$ref":"other.json#/x"},"instance":{}}`, answer{Unusable: "external reference"}},
+		{`{"schema":{"$ref":"other.json"},"instance":{}}`, answer{Unusable: "external reference"}},
+		{`{"schema":{"properties":{"a":{"$ref":"#/$defs/s"}},"$defs":{"s":{"type":"string"}}},"instance":{"a":1}}`,
+			answer{Errors: []string{"at /a: got number, want string"}}},
 		{`{"schema":{"type":"integr"},"instance":1}`, answer{Unusable: "schema: "}},
 		{`{"schema":{"$id":"urn:x","required":["a","b"]},"instance":{}}`, answer{Errors: []string{"at the top level: missing properties 'a', 'b'"}}},
 		{`{"instance":1}`, answer{Unusable: "the request is not"}},
