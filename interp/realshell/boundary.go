@@ -2,12 +2,11 @@ package realshell
 
 // The isolation boundary (SPEC 9): the real shell runs inside bubblewrap with what
 // spear-shell guards masked. This file computes the masks and the bwrap argv; it starts
-// nothing itself except in Exec. docs/isolation.md explains the decisions.
+// nothing itself (forward.go and session.go do). docs/isolation.md explains the decisions.
 
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -366,21 +365,6 @@ func pins(m Masks) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// Exec replaces the process with bwrap running argv inside the boundary (the -c fast path).
-// It opens /dev/null without close-on-exec for the file masks, whatever EmptyFD says.
-// It returns only on failure.
-func (b *Boundary) Exec(argv, env []string) error {
-	fd, err := syscall.Open(os.DevNull, syscall.O_RDONLY, 0)
-	if err != nil {
-		return fmt.Errorf("boundary: open %s: %w", os.DevNull, err)
-	}
-	c := *b
-	c.EmptyFD = fd
-	err = syscall.Exec(c.Bwrap, c.Args(argv), env)
-	syscall.Close(fd)
-	return fmt.Errorf("boundary: exec %s: %w", c.Bwrap, err)
 }
 
 // ShellEnv is the environment for the real shell (and bwrap around it): environ without any

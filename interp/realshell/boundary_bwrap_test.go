@@ -150,8 +150,10 @@ func TestHelperInside(t *testing.T) {
 	case "inside":
 		fmt.Printf("inside=%v\n", InsideBoundary(os.Getenv))
 	case "exec":
-		b := &Boundary{Bwrap: os.Getenv("BWRAP"), Masks: Masks{Files: []string{os.Getenv("MASKED")}}}
-		err := b.Exec([]string{"/bin/sh", "-c", "cat \"$MASKED\"; echo done"}, os.Environ())
+		// The forwarding path of a -c string: bwrap forked, its options on a pipe, the status passed on.
+		rs := &RealShell{Path: "/bin/sh", Env: os.Environ(),
+			Boundary: &Boundary{Bwrap: os.Getenv("BWRAP"), Masks: Masks{Files: []string{os.Getenv("MASKED")}}}}
+		err := rs.Exec("sh", []string{"-c", "cat \"$MASKED\"; echo done; exit 3"})
 		fmt.Println(err)
 	default:
 		t.Skip("helper")
@@ -186,8 +188,9 @@ func TestExecMasksFiles(t *testing.T) {
 	cmd := exec.Command(exe, "-test.run=^TestHelperInside$")
 	cmd.Env = append(os.Environ(), helperEnv+"=exec", "BWRAP="+bwrap, "MASKED="+secret)
 	out, err := cmd.CombinedOutput()
-	if err != nil || string(out) != "done\n" {
-		t.Errorf("Exec: %q, %v", out, err)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 || string(out) != "done\n" {
+		t.Errorf("Exec: %q, %v; want done and exit 3", out, err)
 	}
 }
 
