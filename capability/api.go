@@ -97,6 +97,11 @@ type Turn struct {
 	// startCtx is the context of an answer that needs the family, while it runs: the turn's
 	// first load then starts the providers early (startEarly).
 	startCtx context.Context
+
+	// listOnly: the answer running only lists, in a process that answers nothing else
+	// (--context), so each provider is stopped as soon as its tools are known and the
+	// providers' exits overlap the wait for the slowest instead of following it.
+	listOnly bool
 }
 
 // NewTurn returns a turn for s; it is cheap: nothing is read until the first need.
@@ -148,6 +153,8 @@ func (t *Turn) Refuse(code, reason string, stderr io.Writer) int {
 func (t *Turn) Context(ctx context.Context, stdout, stderr io.Writer) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.listOnly = !t.loaded && !t.s.Session // the first answer of a --context process
+	defer func() { t.listOnly = false }()  // a later answer keeps what it starts
 	a := t.begin(ctx, stdout, stderr)
 	defer t.endStart()
 	code := t.list(ctx, a, "context")

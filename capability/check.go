@@ -64,7 +64,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := startAndList(ctx, e, &prov{cfg: p})
+			r := startAndList(ctx, e, &prov{cfg: p}, false)
 			if r.client != nil {
 				defer r.client.Close()
 			}

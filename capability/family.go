@@ -314,6 +314,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 		return ctx.Err() == nil
 	}
 	results := make([]startResult, len(todo))
+	listOnly := t.listOnly
 	var wg sync.WaitGroup
 	for i, p := range todo {
 		early := e.takeEarly(p)
@@ -324,7 +325,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 				results[i] = <-early
 				return
 			}
-			results[i] = startAndList(ctx, e, p)
+			results[i] = startAndList(ctx, e, p, listOnly)
 		}()
 	}
 	wg.Wait()
@@ -362,7 +363,9 @@ func boundName(s string) string {
 	return s
 }
 
-func startAndList(ctx context.Context, e *turnEnv, p *prov) startResult {
+// startAndList starts p unless it runs, and lists its tools; with stopListed it then stops
+// it (in the background), for an answer that only lists.
+func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) startResult {
 	began := time.Now()
 	r := startResult{client: p.client}
 	timeout := p.cfg.Timeout
@@ -388,6 +391,10 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov) startResult {
 	if err != nil {
 		r.stage, r.err = "list", err
 		return r
+	}
+	if stopListed {
+		e.closeLater(r.client)
+		r.client = nil
 	}
 	r.kept, r.rejected = judgeTools(p.cfg, p.readOnly, tools)
 	r.byName = make(map[string]*tool, len(r.kept))

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sizedTools returns n READ tools whose description bytes plus compact inputSchema bytes
@@ -239,5 +240,38 @@ func TestCheck(t *testing.T) {
 	out.Reset()
 	if code := Check(context.Background(), f2.settings(), &out, &errb); code != 0 {
 		t.Errorf("healthy --check exit %d:\n%s", code, out.String())
+	}
+}
+
+// --context only lists: each provider is stopped as soon as its tools are known, not when the
+// turn closes. A later answer of the same Turn starts what it needs again and keeps it.
+func TestContextStopsProvidersOnceListed(t *testing.T) {
+	t.Parallel()
+	eof := filepath.Join(t.TempDir(), "eof")
+	f := newFixture(t, nil, provSpec{id: "p", entry: obj("read", names(1)),
+		fake: obj("tools", sizedTools(1, 100), "eofFile", eof)})
+	tr := f.turn()
+	var out, errb bytes.Buffer
+	if code := tr.Context(context.Background(), &out, &errb); code != 0 {
+		t.Fatalf("context: %d %s", code, errb.String())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(eof); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the provider's stdin was not closed after --context listed it")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := os.Remove(eof); err != nil {
+		t.Fatal(err)
+	}
+	if r := ask(tr, "invoke", "p/t0", `{}`); r.code != 0 {
+		t.Fatalf("invoke after --context: %+v", r)
+	}
+	if _, err := os.Stat(eof); err == nil {
+		t.Error("the provider an invoke started was stopped after listing")
 	}
 }

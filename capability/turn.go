@@ -124,7 +124,7 @@ func (t *Turn) load() {
 	}
 
 	if t.startCtx != nil && stErr == nil && e.log != nil {
-		e.startEarly(t.startCtx)
+		e.startEarly(t.startCtx, t.listOnly)
 	}
 	if e.state != nil {
 		e.onceEvents(regErr)
@@ -146,7 +146,7 @@ func (t *Turn) load() {
 // yet: the first answer of a turn needs them all, and their start-up (a process, initialize,
 // tools/list) then overlaps the turn's records and state instead of following them. ensure
 // takes the results; Close stops those never taken.
-func (e *turnEnv) startEarly(ctx context.Context) {
+func (e *turnEnv) startEarly(ctx context.Context, listOnly bool) {
 	if _, ok, err := e.state.read(familyFact); err != nil || ok {
 		return
 	}
@@ -158,7 +158,7 @@ func (e *turnEnv) startEarly(ctx context.Context) {
 		ch := make(chan startResult, 1)
 		e.early[id] = ch
 		p := e.provs[id]
-		go func() { ch <- startAndList(ctx, e, p) }()
+		go func() { ch <- startAndList(ctx, e, p, listOnly) }()
 	}
 }
 

@@ -26,6 +26,7 @@ type Config struct {
 	SlowInitMS int    `json:"slowInitMs"` // sleep before answering initialize
 	Stderr     string `json:"stderr"`     // written to stderr at start
 	ListCrash  bool   `json:"listCrash"`  // exit when tools/list arrives
+	EOFFile    string `json:"eofFile"`    // created when stdin ends, before exiting
 	Tools      []Tool `json:"tools"`
 }
 
@@ -127,6 +128,11 @@ func run(configPath string, in io.Reader, out io.Writer) int {
 			}
 		}
 		if err != nil {
+			if cfg.EOFFile != "" {
+				if f, cerr := os.Create(cfg.EOFFile); cerr == nil {
+					f.Close()
+				}
+			}
 			return 0
 		}
 	}
