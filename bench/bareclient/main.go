@@ -55,6 +55,8 @@ func start(argv []string) error {
 		return err
 	}
 	if err := syscall.Pipe2(out[:], syscall.O_CLOEXEC); err != nil {
+		syscall.Close(in[0])
+		syscall.Close(in[1])
 		return err
 	}
 	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
