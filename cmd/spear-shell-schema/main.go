@@ -4,7 +4,8 @@
 // It reads one request per line on stdin, {"schema": ..., "instance": ...}, and writes one
 // answer per line on stdout, {"ok": bool, "unusable": "...", "errors": ["at /x: ..."]}, until
 // stdin ends. Schemas compile as JSON Schema 2020-12 by default, with no loader: a $ref to a file
-// or a URL makes the schema unusable and is never fetched. Compiled schemas are kept by hash.
+// or a URL makes the schema unusable and is never fetched. "format" is an annotation in every
+// draft (annotate.go). Compiled schemas are kept by hash.
 package main
 
 import (
@@ -125,10 +126,12 @@ func compile(raw json.RawMessage) (*jsonschema.Schema, error) {
 	comp := jsonschema.NewCompiler()
 	comp.UseLoader(noLoader{})
 	comp.DefaultDraft(jsonschema.Draft2020)
+	engine := formatsAsAnnotations(comp)
 	if err := comp.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	sch, err := comp.Compile(schemaURL)
+	engine.compiled = true
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
