@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -201,20 +202,16 @@ func (t *Turn) interrupted(a *answer, capID, auditID string) string {
 	return CodeInterrupted
 }
 
-// renderContent prints text items in order; structuredContent only when there is no text
-// item; images, audio and resources summarised. Everything is cleaned.
+// renderContent prints text items in order; images, audio and resources summarised; then
+// structuredContent as compact JSON unless a text item already holds the same JSON value (a
+// server that says "Graph read successfully" and puts the graph only there must not hide it).
+// Everything is cleaned; the caller bounds the whole.
 func renderContent(res *mcpstdio.CallResult) string {
 	var b strings.Builder
 	line := func(s string) {
 		b.WriteString(s)
 		if !strings.HasSuffix(s, "\n") {
 			b.WriteByte('\n')
-		}
-	}
-	hasText := false
-	for _, c := range res.Content {
-		if c.Type == "text" {
-			hasText = true
 		}
 	}
 	for _, c := range res.Content {
@@ -250,12 +247,34 @@ func renderContent(res *mcpstdio.CallResult) string {
 			line(fmt.Sprintf("[content of type %s, not shown]", quote(c.Type)))
 		}
 	}
-	if !hasText {
-		if s := strings.TrimSpace(string(res.StructuredContent)); s != "" && s != "null" {
-			line(clean(string(compactJSON(res.StructuredContent))))
-		}
+	if res.StructuredContent != nil && !textHoldsJSON(res.Content, res.StructuredContent) {
+		line(clean(string(compactJSON(res.StructuredContent))))
 	}
 	return b.String()
+}
+
+// textHoldsJSON reports whether a text item parses as JSON to a value equal to raw's (numbers
+// compared exactly), so that printing raw again would only repeat it.
+func textHoldsJSON(content []mcpstdio.Content, raw json.RawMessage) bool {
+	var want any
+	decoded := false
+	for _, c := range content {
+		t := strings.TrimSpace(c.Text)
+		if c.Type != "text" || t == "" || !json.Valid([]byte(t)) {
+			continue
+		}
+		if !decoded {
+			v, err := decodeJSON(bytes.NewReader(raw))
+			if err != nil {
+				return false
+			}
+			want, decoded = v, true
+		}
+		if got, err := decodeJSON(strings.NewReader(t)); err == nil && jsonEqual(got, want) {
+			return true
+		}
+	}
+	return false
 }
 
 // frame wraps content in markers carrying a random per-answer token, which the content
