@@ -120,6 +120,12 @@ const (
 	ModeReadOnly    = "read-only"
 	ModeAutoApprove = "auto-approve"
 
+	TerminalNone          = "none"
+	TerminalClaudeCode    = "claude-code"
+	TerminalCodex         = "codex"
+	TerminalGemini        = "gemini"
+	TerminalTerminalBench = "terminal-bench"
+
 	WriteRefuse  = "refuse"
 	WriteConfirm = "confirm"
 	WriteAllow   = "allow"
@@ -141,6 +147,10 @@ const (
 // Manifest is a validated turn manifest (SPEC 2.4). Defaults are filled in.
 type Manifest struct {
 	Turn, Session, Workspace, Project, Task, Pass, Runtime, PermissionMode string
+
+	// Terminal is the agent terminal whose envelopes the turn accepts (SPEC 3, 11);
+	// TerminalNone by default.
+	Terminal string
 
 	Source []byte // the bytes it was loaded from
 

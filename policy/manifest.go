@@ -30,7 +30,7 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 	if err != nil {
 		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v", err)}
 	}
-	m := &Manifest{Source: data, Runtime: RuntimeGateway, PermissionMode: ModeAsk, ApproverTimeout: DefaultApproverTimeout}
+	m := &Manifest{Source: data, Runtime: RuntimeGateway, PermissionMode: ModeAsk, Terminal: TerminalNone, ApproverTimeout: DefaultApproverTimeout}
 	bad := func(key, format string, args ...any) error {
 		return &Problem{File: file, Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
 	}
@@ -70,6 +70,7 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 		"permission_mode": {&m.PermissionMode, oneOf(ModeAsk, ModeReadOnly, ModeAutoApprove)},
 		"audit":           {&m.Audit, absolute},
 		"state_dir":       {&m.StateDir, absolute},
+		"terminal":        {&m.Terminal, oneOf(TerminalClaudeCode, TerminalCodex, TerminalGemini, TerminalTerminalBench, TerminalNone)},
 	}
 	seen := map[string]bool{}
 	for _, mem := range members {

@@ -12,7 +12,7 @@ import (
 
 const manifestCwd = "/work/tree"
 
-var manifestBase = Manifest{Turn: "t1", Workspace: manifestCwd, Task: "implementation", Runtime: "gateway", PermissionMode: "ask", ApproverTimeout: 120 * time.Second}
+var manifestBase = Manifest{Turn: "t1", Workspace: manifestCwd, Task: "implementation", Runtime: "gateway", PermissionMode: "ask", Terminal: "none", ApproverTimeout: 120 * time.Second}
 
 func manifestWith(f func(m *Manifest)) *Manifest {
 	m := manifestBase
@@ -31,11 +31,11 @@ var manifestTests = []struct {
 	{"everything", `{"turn": "T.1_a-b", "session": "s-9", "workspace": "/src/fw-a/x", "project": "fw-a",
 		"task": "mixed", "pass": "implementation", "runtime": "earlier", "permission_mode": "auto-approve",
 		"approver": ["/usr/bin/approve", "--turn", "$TURN"], "approver_timeout": 1.5,
-		"audit": "/var/log/a.jsonl", "state_dir": "/run/spear/x"}`,
+		"audit": "/var/log/a.jsonl", "state_dir": "/run/spear/x", "terminal": "codex"}`,
 		&Manifest{Turn: "T.1_a-b", Session: "s-9", Workspace: "/src/fw-a/x", Project: "fw-a", Task: "mixed",
 			Pass: "implementation", Runtime: "earlier", PermissionMode: "auto-approve",
 			Approver: []string{"/usr/bin/approve", "--turn", "$TURN"}, ApproverTimeout: 1500 * time.Millisecond,
-			Audit: "/var/log/a.jsonl", StateDir: "/run/spear/x"}, "", ""},
+			Audit: "/var/log/a.jsonl", StateDir: "/run/spear/x", Terminal: "codex"}, "", ""},
 	{"general read-only", `{"turn": "t1", "task": "general", "permission_mode": "read-only"}`,
 		manifestWith(func(m *Manifest) { m.Task = "general"; m.PermissionMode = "read-only" }), "", ""},
 	{"standard-question", `{"turn": "t1", "task": "standard-question"}`,
@@ -78,6 +78,17 @@ var manifestTests = []struct {
 	{"approver timeout string", `{"turn": "t", "task": "implementation", "approver_timeout": "5"}`, nil, "approver_timeout", "number"},
 	{"approver timeout huge", `{"turn": "t", "task": "implementation", "approver_timeout": 1e12}`, nil, "approver_timeout", "at most"},
 	{"audit relative", `{"turn": "t", "task": "implementation", "audit": "audit.jsonl"}`, nil, "audit", "absolute"},
+	{"terminal claude-code", `{"turn": "t1", "task": "implementation", "terminal": "claude-code"}`,
+		manifestWith(func(m *Manifest) { m.Terminal = "claude-code" }), "", ""},
+	{"terminal gemini", `{"turn": "t1", "task": "implementation", "terminal": "gemini"}`,
+		manifestWith(func(m *Manifest) { m.Terminal = "gemini" }), "", ""},
+	{"terminal terminal-bench", `{"turn": "t1", "task": "implementation", "terminal": "terminal-bench"}`,
+		manifestWith(func(m *Manifest) { m.Terminal = "terminal-bench" }), "", ""},
+	{"terminal none", `{"turn": "t1", "task": "implementation", "terminal": "none"}`, &manifestBase, "", ""},
+	{"terminal unknown", `{"turn": "t", "task": "implementation", "terminal": "claude"}`, nil, "terminal", "must be one of"},
+	{"terminal case", `{"turn": "t", "task": "implementation", "terminal": "Codex"}`, nil, "terminal", "must be one of"},
+	{"terminal empty", `{"turn": "t", "task": "implementation", "terminal": ""}`, nil, "terminal", "must be one of"},
+	{"terminal list", `{"turn": "t", "task": "implementation", "terminal": ["codex"]}`, nil, "terminal", "must be a string"},
 	{"state_dir relative", `{"turn": "t", "task": "implementation", "state_dir": "state"}`, nil, "state_dir", "absolute"},
 	{"unknown key", `{"turn": "t", "task": "implementation", "tasks": "general"}`, nil, "tasks", "unknown key"},
 	{"key case", `{"turn": "t", "task": "implementation", "Turn": "u"}`, nil, "Turn", "unknown key"},
