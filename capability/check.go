@@ -85,7 +85,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 			fmt.Fprintf(&out, "%s: disabled\n", p.ID)
 		case r.err != nil:
 			ok = false
-			fmt.Fprintf(&out, "%s: unavailable (%s: %s)\n", p.ID, failReason(r.err), clean(r.err.Error()))
+			fmt.Fprintf(&out, "%s: unavailable (%s: %s)\n", p.ID, failReason(r.err), shown(r.err.Error(), reasonMax))
 		default:
 			fmt.Fprintf(&out, "%s: ok (%d tools)\n", p.ID, len(r.tools))
 			have := map[string]bool{}

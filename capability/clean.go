@@ -140,6 +140,25 @@ func skipString(s string, i int) int {
 	return i
 }
 
+// Bounds of provider-supplied strings in what is printed outside a result's frame (SPEC 5:
+// cleaned and bounded everywhere).
+const (
+	nameMax   = 160  // a tool name or capability id as typed or as sent
+	reasonMax = 300  // one phrase taken from a provider: an error message, a protocol version
+	schemaMax = 4096 // one schema failure or compile error, which may quote the schema
+)
+
+// shown cleans a provider-supplied string and bounds it to about n bytes, marking a cut with
+// "…".
+func shown(s string, n int) string {
+	s, cut := truncate(s, n+n/2) // cleaning only shortens: no need to clean what is cut anyway
+	s = clean(s)
+	if c, more := truncate(s, n); more || cut {
+		return c + "…"
+	}
+	return s
+}
+
 // truncate bounds s to at most n bytes without splitting a UTF-8 sequence.
 func truncate(s string, n int) (string, bool) {
 	if len(s) <= n {

@@ -100,3 +100,29 @@ func TestExitCode(t *testing.T) {
 		}
 	}
 }
+
+// shown cleans and bounds, marking a cut; the bound holds whatever the input.
+func TestShown(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"\x1b[31mred\x1b[0m", 10, "red"},
+		{"2025-06-18\x1b[31m" + strings.Repeat("v", 3000), 20, "2025-06-18vvvvvvvvvv…"},
+		{strings.Repeat("é", 10), 5, "éé…"},
+		{strings.Repeat("\x1b[0m", 1000) + "tail", 10, "…"},
+		{"exactly ten", 11, "exactly ten"},
+	}
+	for _, c := range cases {
+		got := shown(c.in, c.n)
+		if got != c.want {
+			t.Errorf("shown(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+		if len(strings.TrimSuffix(got, "…")) > c.n || !utf8.ValidString(got) {
+			t.Errorf("shown(%q, %d) = %q: not bounded or not UTF-8", c.in, c.n, got)
+		}
+	}
+}

@@ -296,7 +296,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 		}
 		if p.client == nil {
 			if reason, ok, err := e.state.read(downName(id)); err == nil && ok {
-				p.down = clean(string(reason))
+				p.down = shown(string(reason), reasonMax)
 				if p.down == "" {
 					p.down = "it failed earlier in this turn"
 				}
@@ -355,13 +355,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 	return !interrupted
 }
 
-func boundName(s string) string {
-	s, cut := truncate(clean(s), 160)
-	if cut {
-		s += "…"
-	}
-	return s
-}
+func boundName(s string) string { return shown(s, nameMax) }
 
 // startAndList starts p unless it runs, and lists its tools; with stopListed it then stops
 // it (in the background), for an answer that only lists.
@@ -433,7 +427,7 @@ func failReason(err error) string {
 	var re *mcpstdio.RPCError
 	switch {
 	case errors.As(err, &ve):
-		return fmt.Sprintf("it speaks protocol version %q, not %s", clean(ve.Offered), mcpstdio.ProtocolVersion)
+		return fmt.Sprintf("it speaks protocol version %q, not %s", shown(ve.Offered, 40), mcpstdio.ProtocolVersion)
 	case errors.Is(err, mcpstdio.ErrVersion):
 		return "it speaks another protocol version than " + mcpstdio.ProtocolVersion
 	case errors.Is(err, mcpstdio.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

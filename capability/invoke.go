@@ -186,7 +186,7 @@ func (e *turnEnv) checkOutput(tl *tool, structured json.RawMessage) string {
 	}
 	unusable, leaves := e.validate(tl.output, v)
 	if unusable != "" {
-		return "the tool's outputSchema cannot be used: " + clean(unusable)
+		return "the tool's outputSchema cannot be used: " + shown(unusable, schemaMax)
 	}
 	if len(leaves) > 0 {
 		return "structuredContent does not match the tool's outputSchema: " + joinLeaves(leaves)

@@ -124,7 +124,7 @@ func (e *turnEnv) checkArguments(tl *tool, text string) (forward json.RawMessage
 	}
 	unusable, leaves := e.validate(tl.input, v)
 	if unusable != "" {
-		return nil, "the tool's schema cannot be used: " + clean(unusable)
+		return nil, "the tool's schema cannot be used: " + shown(unusable, schemaMax)
 	}
 	if len(leaves) > 0 {
 		return nil, "the arguments do not match the tool's inputSchema: " + joinLeaves(leaves)
@@ -150,9 +150,9 @@ func joinLeaves(leaves []string) string {
 		more = fmt.Sprintf(" (and %d more)", len(leaves)-maxErrorLeaves)
 		leaves = leaves[:maxErrorLeaves]
 	}
-	shown := make([]string, len(leaves))
+	parts := make([]string, len(leaves))
 	for i, l := range leaves {
-		shown[i] = clean(l)
+		parts[i] = shown(l, schemaMax)
 	}
-	return strings.Join(shown, "; ") + more
+	return strings.Join(parts, "; ") + more
 }

@@ -178,21 +178,25 @@ func (e *turnEnv) describeOne(a *answer, tl *tool) {
 	} else {
 		a.printf("write policy: none needed (READ capabilities run without confirmation)\n")
 	}
-	if d := strings.TrimSpace(clean(tl.desc)); d != "" {
+	if d := strings.TrimSpace(shown(tl.desc, describeMax)); d != "" {
 		a.printf("description:\n%s\n", indent(d, "  "))
 	} else {
 		a.printf("description: none\n")
 	}
-	a.printf("input schema:\n%s\n", indent(prettyJSON(tl.input), "  "))
+	a.printf("input schema:\n%s\n", indent(shown(prettyJSON(tl.input), describeMax), "  "))
 	if why := e.schemaProblem(tl.input); why != "" {
-		a.printf("  (this schema cannot be used, so every invocation is refused: %s)\n", clean(why))
+		a.printf("  (this schema cannot be used, so every invocation is refused: %s)\n", shown(why, schemaMax))
 	}
 	if tl.output != nil {
-		a.printf("output schema:\n%s\n", indent(prettyJSON(tl.output), "  "))
+		a.printf("output schema:\n%s\n", indent(shown(prettyJSON(tl.output), describeMax), "  "))
 	} else {
 		a.printf("output schema: none\n")
 	}
 }
+
+// describeMax bounds each of a description's parts (description, input and output schema),
+// as ResultLimit bounds a result: a provider cannot flood the turn through its definitions.
+const describeMax = ResultLimit
 
 func prettyJSON(raw json.RawMessage) string {
 	var b bytes.Buffer

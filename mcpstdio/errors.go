@@ -29,7 +29,7 @@ const (
 type VersionError struct{ Offered string }
 
 func (e *VersionError) Error() string {
-	return fmt.Sprintf("initialize: server offered protocol version %q, want %q", e.Offered, ProtocolVersion)
+	return fmt.Sprintf("initialize: server offered protocol version %s, want %q", snippet([]byte(e.Offered)), ProtocolVersion)
 }
 
 func (e *VersionError) Is(target error) bool { return target == ErrVersion }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -20,6 +21,7 @@ import (
 type Config struct {
 	Name       string `json:"name"`       // serverInfo.name
 	Version    string `json:"version"`    // protocolVersion answered; default 2025-06-18
+	VersionPad int    `json:"versionPad"` // append a red escape and this many bytes to the version
 	Record     string `json:"record"`     // file every tools/call is appended to
 	ExitCode   *int   `json:"exit"`       // exit at once with this code, before reading anything
 	Hang       bool   `json:"hang"`       // never answer initialize
@@ -102,6 +104,9 @@ func run(configPath string, in io.Reader, out io.Writer) int {
 	}
 	if cfg.Version == "" {
 		cfg.Version = "2025-06-18"
+	}
+	if cfg.VersionPad > 0 {
+		cfg.Version += "\x1b[31m" + strings.Repeat("v", cfg.VersionPad)
 	}
 	if cfg.Name == "" {
 		cfg.Name = "fakeprovider"
