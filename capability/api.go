@@ -29,6 +29,11 @@ type Settings struct {
 	Isolation    string // how the real shell runs, e.g. "bwrap", "none (SPEAR_ISOLATION=none)"
 	Isolated     bool
 	SchemaHelper string // the spear-shell-schema helper; "" = SchemaHelperName beside the running executable
+
+	// WritableRoots are directories the agent can write besides the workspace and the
+	// manifest's writable list (the turn's temporary directory). No program spear-shell
+	// starts may lie in, or be reached through a symlink in, any of them.
+	WritableRoots []string
 }
 
 // Answer codes (SPEC 5).

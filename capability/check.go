@@ -20,10 +20,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		s.Getenv = func(string) string { return "" }
 	}
 	home := policy.DefaultHome(s.Getenv)
-	reg, err := policy.Load(policy.Paths{
-		Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE"),
-		PathEnv: s.Getenv("PATH"), Workspace: s.Cwd,
-	})
+	reg, err := policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE")})
 	if reg == nil {
 		reg = &policy.Registry{Home: home}
 	}
@@ -55,6 +52,15 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 	}
 	results := make([]checked, len(reg.Providers))
 	e := &turnEnv{s: s, reg: reg}
+	if s.ManifestPath != "" {
+		// The manifest's workspace and writable list are writable roots: no program may lie there.
+		man, err := policy.LoadManifest(s.ManifestPath, s.Cwd)
+		if err != nil {
+			ok = false
+			fmt.Fprintf(&out, "manifest: unusable: %v\n", err)
+		}
+		e.man = man
+	}
 	var wg sync.WaitGroup
 	for i := range reg.Providers {
 		p := &reg.Providers[i]

@@ -367,6 +367,10 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) sta
 		timeout = 30 * time.Second
 	}
 	if r.client == nil {
+		if err := e.trustProvider(p.cfg); err != nil {
+			r.stage, r.err, r.took = "trust", err, time.Since(began)
+			return r
+		}
 		l := p.cfg.Launch(e.reg.Home, e.s.Getenv)
 		sctx, cancel := context.WithTimeout(ctx, timeout)
 		c, err := mcpstdio.Start(sctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
@@ -432,6 +436,8 @@ func failReason(err error) string {
 		return "it speaks another protocol version than " + mcpstdio.ProtocolVersion
 	case errors.Is(err, mcpstdio.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return "it did not answer in time"
+	case errors.Is(err, errUntrusted):
+		return "its program is not out of the agent's reach (it, or a link to it, lies where the agent can write)"
 	case errors.Is(err, mcpstdio.ErrStart):
 		return "it could not be started"
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):

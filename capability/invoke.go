@@ -74,6 +74,9 @@ func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
 		if len(e.man.Approver) == 0 {
 			return refuse(CodeNotConfirmed, tl.id+": this WRITE needs confirmation and the turn has no approver", tl)
 		}
+		if err := e.trustApprover(); err != nil {
+			return refuse(CodeNotConfirmed, tl.id+": the approver cannot be asked: "+err.Error(), tl)
+		}
 		ok, why := policy.Approve(ctx, e.man.Approver, e.man.ApproverTimeout, policy.ApprovalRequest{
 			Turn: e.man.Turn, Session: e.man.Session, Capability: tl.id, Class: tl.class,
 			Description: clean(tl.desc), Arguments: forward,

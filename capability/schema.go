@@ -40,6 +40,9 @@ func (e *turnEnv) validate(raw json.RawMessage, v any) (unusable string, leaves 
 		return "", c.native.validate(v)
 	}
 	path, err := helperPath(e.s.SchemaHelper)
+	if err == nil {
+		err = e.trustHelper(path)
+	}
 	if err != nil {
 		return "the schema checker cannot run: " + err.Error(), nil
 	}

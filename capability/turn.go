@@ -76,12 +76,7 @@ func (t *Turn) load() {
 	getenv := t.s.Getenv
 	home := policy.DefaultHome(getenv)
 	capsFile := getenv("SPEAR_CAPABILITIES_FILE")
-	reg, regErr := policy.Load(policy.Paths{
-		Home:             home,
-		CapabilitiesFile: capsFile,
-		PathEnv:          getenv("PATH"),
-		Workspace:        man.Workspace,
-	})
+	reg, regErr := policy.Load(policy.Paths{Home: home, CapabilitiesFile: capsFile})
 	if reg == nil {
 		reg = &policy.Registry{Home: home}
 	}

@@ -37,13 +37,16 @@ func (p *Problem) Error() string {
 // Unwrap gives the cause of a file-level problem (for example fs.ErrNotExist).
 func (p *Problem) Unwrap() error { return p.err }
 
-// Paths says where the registry is and what command[0] is resolved against.
+// Paths says where the registry is.
 type Paths struct {
 	Home             string // SPEAR_HOME (resolved by the caller); must be absolute
 	CapabilitiesFile string // "" means Home/capabilities.json; else must be absolute
-	PathEnv          string // the PATH used to resolve command[0] (relative entries dropped)
-	Workspace        string // removed from PathEnv too, with everything inside it
 }
+
+// SystemPath is the PATH a provider's programs are found on and run with, unless its
+// entry's env sets PATH (SPEC 2.3). The agent's PATH is never used: a directory on it
+// may be one the agent writes to.
+const SystemPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // Registry is the loaded projects.json and capabilities.json.
 type Registry struct {
@@ -157,6 +160,10 @@ type Manifest struct {
 	Approver        []string // Approver[0] absolute; nil when absent
 	ApproverTimeout time.Duration
 	Audit, StateDir string // as given ("" if absent); absolute when given
+
+	// Writable lists the directories writable inside the boundary besides the defaults
+	// (SPEC 9), absolute and clean. Nothing trusted may lie in one.
+	Writable []string
 }
 
 // Decision says whether one registered provider is offered to the turn, and why.

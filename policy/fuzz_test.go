@@ -24,11 +24,10 @@ func checkProblem(t *testing.T, p *Problem, file string) {
 func FuzzLoadCapabilities(f *testing.F) {
 	dir := tempDir(f)
 	mkExec(f, filepath.Join(dir, "bin", "fake-mcp"))
-	dirs := safePath(filepath.Join(dir, "bin"), filepath.Join(dir, "ws"))
 	for _, tt := range providerEntryTests {
-		f.Add(expand(`{"providers": [{"id": "good", "command": ["fake-mcp"], "scope": "global"}, `+tt.entry+`]}`, dir))
+		f.Add(expand(`{"providers": [{"id": "good", "command": ["@T@/bin/fake-mcp"], "scope": "global"}, `+tt.entry+`]}`, dir))
 	}
-	f.Add(`{"providers": [{"id": "a", "command": ["fake-mcp"], "env": {"A": "secret-1", "A": "x"}}, {"id": "a", "command": ["fake-mcp"]}]}`)
+	f.Add(`{"providers": [{"id": "a", "command": ["@T@/bin/fake-mcp"], "env": {"A": "secret-1", "A": "x"}}, {"id": "a", "command": ["@T@/bin/fake-mcp"]}]}`)
 	f.Add(`{"providers": [1, null, [], "x"]}`)
 	f.Add(`{"providers": {}}`)
 	const file = "/etc/spear/capabilities.json"
@@ -36,7 +35,7 @@ func FuzzLoadCapabilities(f *testing.F) {
 		if checkJSON(file, []byte(doc)) != nil {
 			return
 		}
-		res := parseProviders(file, []byte(doc), dirs)
+		res := parseProviders(file, []byte(doc))
 		if res.fatal != nil {
 			if res.fatal.Entry != "" || res.fatal.Key != "" || len(res.providers) != 0 {
 				t.Fatalf("fatal %#v with providers %v", res.fatal, res.providers)

@@ -76,8 +76,8 @@ func (r ApprovalRequest) MarshalJSON() ([]byte, error) {
 	}{r.Turn, r.Session, r.Capability, r.Class, args, r.Description})
 }
 
-// Approve runs the approver directly (no shell) in its own process group, with an
-// environment of PATH and HOME only, the request as one JSON object (and a newline)
+// Approve runs the approver directly (no shell) in a session of its own with no controlling
+// terminal, with an environment of PATH (SystemPath) and HOME only, the request as one JSON object (and a newline)
 // on stdin, and stdout and stderr discarded. It approves only when the program exits
 // 0 within timeout (0 means DefaultApproverTimeout); on timeout or when ctx ends its
 // process group is killed. reason says why not (for the audit), or "approved".
@@ -99,18 +99,15 @@ func Approve(ctx context.Context, approver []string, timeout time.Duration, req 
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, approver[0], approver[1:]...)
-	cmd.Env = nil
-	for _, k := range []string{"PATH", "HOME"} {
-		if v := os.Getenv(k); v != "" {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-	}
-	if cmd.Env == nil {
-		cmd.Env = []string{} // nil would mean our whole environment
+	// Never our whole environment (a nil Env), nor the agent's PATH.
+	cmd.Env = []string{"PATH=" + SystemPath}
+	if v := os.Getenv("HOME"); v != "" {
+		cmd.Env = append(cmd.Env, "HOME="+v)
 	}
 	cmd.Stdin = bytes.NewReader(append(body, '\n'))
 	cmd.Stdout, cmd.Stderr = nil, nil // the null device: never the session's streams
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A new session: no controlling terminal to write to or push input into (TIOCSTI).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	// Bounds the wait for the stdin copy when a descendant outside the group holds the pipe.
 	cmd.WaitDelay = time.Second

@@ -24,14 +24,12 @@ type Launch struct {
 }
 
 // Launch builds the provider's start: Path = Command[0], Args = Command[1:], Dir = home,
-// Env = PATH and HOME from getenv (left out when empty) overridden or extended by the
-// entry's env, as sorted "KEY=value" lines with one line per key.
+// Env = PATH=SystemPath and HOME from getenv (left out when empty), overridden or extended
+// by the entry's env, as sorted "KEY=value" lines with one line per key.
 func (p *Provider) Launch(home string, getenv func(string) string) Launch {
-	vars := map[string]string{}
-	for _, k := range []string{"PATH", "HOME"} {
-		if v := getenv(k); v != "" {
-			vars[k] = v
-		}
+	vars := map[string]string{"PATH": SystemPath}
+	if v := getenv("HOME"); v != "" {
+		vars["HOME"] = v
 	}
 	for k, v := range p.Env {
 		vars[k] = v

@@ -20,14 +20,14 @@ func TestLaunch(t *testing.T) {
 		env  map[string]string
 		want Launch
 	}{
-		{"PATH and HOME only", Provider{Command: []string{"/opt/mcp", "--x", "$HOME"}}, full,
-			Launch{Path: "/opt/mcp", Args: []string{"--x", "$HOME"}, Dir: "/etc/spear", Env: []string{"HOME=/home/u", "PATH=/usr/bin:/bin"}}},
+		{"system PATH and HOME only", Provider{Command: []string{"/opt/mcp", "--x", "$HOME"}}, full,
+			Launch{Path: "/opt/mcp", Args: []string{"--x", "$HOME"}, Dir: "/etc/spear", Env: []string{"HOME=/home/u", "PATH=" + SystemPath}}},
 		{"entry env added and sorted", Provider{Command: []string{"/opt/mcp"}, Env: map[string]string{"TOKEN": "t=1", "A_B": "", "ZED": "z"}}, full,
-			Launch{Path: "/opt/mcp", Args: []string{}, Dir: "/etc/spear", Env: []string{"A_B=", "HOME=/home/u", "PATH=/usr/bin:/bin", "TOKEN=t=1", "ZED=z"}}},
+			Launch{Path: "/opt/mcp", Args: []string{}, Dir: "/etc/spear", Env: []string{"A_B=", "HOME=/home/u", "PATH=" + SystemPath, "TOKEN=t=1", "ZED=z"}}},
 		{"entry overrides PATH and HOME", Provider{Command: []string{"/opt/mcp"}, Env: map[string]string{"PATH": "/opt/bin", "HOME": "/srv"}}, full,
 			Launch{Path: "/opt/mcp", Args: []string{}, Dir: "/etc/spear", Env: []string{"HOME=/srv", "PATH=/opt/bin"}}},
-		{"empty PATH and HOME left out", Provider{Command: []string{"/opt/mcp"}}, map[string]string{},
-			Launch{Path: "/opt/mcp", Args: []string{}, Dir: "/etc/spear", Env: []string{}}},
+		{"empty HOME left out", Provider{Command: []string{"/opt/mcp"}}, map[string]string{},
+			Launch{Path: "/opt/mcp", Args: []string{}, Dir: "/etc/spear", Env: []string{"PATH=" + SystemPath}}},
 	}
 	for _, tt := range tests {
 		got := tt.p.Launch("/etc/spear", getenv(tt.env))
@@ -51,13 +51,13 @@ func TestSecretsNeverInMessages(t *testing.T) {
 	secrets := []string{"s3cr3t-Value-42", "another-secret-1", "third-secret-xyz", "fourth-secret-abc",
 		"fifth-secret-array", "sixth-secret-dup", "seventh-secret-dup", "eighth-nested-secret"}
 	caps := `{"providers": [
-		{"id": "good", "command": ["fake-mcp"], "scope": "global", "env": {"TOKEN": "s3cr3t-Value-42", "SHORT": "abc"}},
-		{"id": "bad1", "command": ["fake-mcp"], "scope": "Global s3cr3t-Value-42x", "env": {"TOKEN2": "another-secret-1"}},
-		{"id": "bad2", "command": ["fake-mcp"], "env": {"1BAD": "third-secret-xyz"}},
-		{"id": "bad3", "command": ["fake-mcp"], "env": {"A": "fourth-secret-abc", "B": 5}},
-		{"id": "bad4", "command": ["fake-mcp"], "env": ["fifth-secret-array"]},
-		{"id": "bad5", "command": ["fake-mcp"], "env": {"A": "sixth-secret-dup", "A": "seventh-secret-dup"}},
-		{"id": "bad6", "command": ["fake-mcp"], "env": {"A": {"x": "eighth-nested-secret"}}},
+		{"id": "good", "command": ["@T@/bin/fake-mcp"], "scope": "global", "env": {"TOKEN": "s3cr3t-Value-42", "SHORT": "abc"}},
+		{"id": "bad1", "command": ["@T@/bin/fake-mcp"], "scope": "Global s3cr3t-Value-42x", "env": {"TOKEN2": "another-secret-1"}},
+		{"id": "bad2", "command": ["@T@/bin/fake-mcp"], "env": {"1BAD": "third-secret-xyz"}},
+		{"id": "bad3", "command": ["@T@/bin/fake-mcp"], "env": {"A": "fourth-secret-abc", "B": 5}},
+		{"id": "bad4", "command": ["@T@/bin/fake-mcp"], "env": ["fifth-secret-array"]},
+		{"id": "bad5", "command": ["@T@/bin/fake-mcp"], "env": {"A": "sixth-secret-dup", "A": "seventh-secret-dup"}},
+		{"id": "bad6", "command": ["@T@/bin/fake-mcp"], "env": {"A": {"x": "eighth-nested-secret"}}},
 		"not an entry"
 	]}`
 	f := newRegFixture(t)
@@ -97,7 +97,7 @@ func TestSecretsNeverInMessages(t *testing.T) {
 		}
 	}
 	l := reg.Providers[0].Launch(f.paths.Home, func(k string) string { return map[string]string{"PATH": "/bin", "HOME": "/h"}[k] })
-	want := []string{"HOME=/h", "PATH=/bin", "SHORT=abc", "TOKEN=s3cr3t-Value-42"}
+	want := []string{"HOME=/h", "PATH=" + SystemPath, "SHORT=abc", "TOKEN=s3cr3t-Value-42"}
 	if !reflect.DeepEqual(l.Env, want) || l.Path != filepath.Join(f.dir, "bin", "fake-mcp") || l.Dir != f.paths.Home {
 		t.Errorf("Launch = %#v, want env %q", l, want)
 	}

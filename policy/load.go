@@ -116,7 +116,7 @@ func Load(p Paths) (*Registry, error) {
 	if capsErr != nil {
 		fatal = append(fatal, capsErr)
 	} else {
-		pr = parseProviders(capsFile, capsData, safePath(p.PathEnv, p.Workspace))
+		pr = parseProviders(capsFile, capsData)
 		if pr.fatal != nil {
 			fatal = append(fatal, pr.fatal)
 		}

@@ -27,11 +27,7 @@ func newRegFixture(t *testing.T) *regFixture {
 	if err := os.MkdirAll(filepath.Join(dir, "ws"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &regFixture{dir: dir, paths: Paths{
-		Home:      filepath.Join(dir, "home"),
-		PathEnv:   filepath.Join(dir, "bin"),
-		Workspace: filepath.Join(dir, "ws"),
-	}}
+	return &regFixture{dir: dir, paths: Paths{Home: filepath.Join(dir, "home")}}
 }
 
 // write puts projects.json and capabilities.json (templates with @T@) in the home.
@@ -57,7 +53,7 @@ func ids(ps []Provider) []string {
 	return out
 }
 
-const cmd = `"command": ["fake-mcp"]`
+const cmd = `"command": ["@T@/bin/fake-mcp"]`
 
 var long63 = strings.Repeat("a", 63)
 
@@ -79,17 +75,17 @@ var providerEntryTests = []struct {
 	{`{"id": null, ` + cmd + `}`, "providers[1]", "id", "not null"},
 	{`{"id": "x", "command": []}`, `provider "x"`, "command", "must not be empty"},
 	{`{"id": "x", "command": "fake-mcp"}`, `provider "x"`, "command", "array of strings, not string"},
-	{`{"id": "x", "command": ["fake-mcp", 3]}`, `provider "x"`, "command", "element 1"},
+	{`{"id": "x", "command": ["@T@/bin/fake-mcp", 3]}`, `provider "x"`, "command", "element 1"},
 	{`{"id": "x", "command": [null]}`, `provider "x"`, "command", "element 0"},
 	{`{"id": "x", "command": [""]}`, `provider "x"`, "command", "must not be empty"},
 	{`{"id": "x", "command": ["./fake-mcp"]}`, `provider "x"`, "command", "must be absolute"},
 	{`{"id": "x", "command": ["bin/fake-mcp"]}`, `provider "x"`, "command", "must be absolute"},
-	{`{"id": "x", "command": ["nonesuch"]}`, `provider "x"`, "command", "not found on PATH"},
-	{`{"id": "x", "command": ["plain"]}`, `provider "x"`, "command", "not found on PATH"},
+	{`{"id": "x", "command": ["nonesuch"]}`, `provider "x"`, "command", "not found on the system PATH"},
+	{`{"id": "x", "command": ["plain"]}`, `provider "x"`, "command", "not found on the system PATH"},
 	{`{"id": "x", "command": ["@T@/bin/plain"]}`, `provider "x"`, "command", "not executable"},
 	{`{"id": "x", "command": ["@T@/bin"]}`, `provider "x"`, "command", "not a regular file"},
 	{`{"id": "x", "command": ["@T@/bin/nonesuch"]}`, `provider "x"`, "command", "cannot be used"},
-	{`{"id": "x", "command": ["fake-mcp", "a\u0000b"]}`, `provider "x"`, "command", "NUL"},
+	{`{"id": "x", "command": ["@T@/bin/fake-mcp", "a\u0000b"]}`, `provider "x"`, "command", "NUL"},
 	{`{"id": "x", ` + cmd + `, "scope": "Global"}`, `provider "x"`, "scope", "must be global"},
 	{`{"id": "x", ` + cmd + `, "scope": "corpus"}`, `provider "x"`, "scope", "at least one name"},
 	{`{"id": "x", ` + cmd + `, "scope": "path rel"}`, `provider "x"`, "scope", "absolute"},
@@ -137,7 +133,7 @@ func TestProviderEntryStrictness(t *testing.T) {
 	f := newRegFixture(t)
 	tests := providerEntryTests
 	for i, tt := range tests {
-		caps := `{"providers": [{"id": "good", "command": ["fake-mcp"], "scope": "global"}, ` + tt.entry + `]}`
+		caps := `{"providers": [{"id": "good", "command": ["@T@/bin/fake-mcp"], "scope": "global"}, ` + tt.entry + `]}`
 		reg, err := f.load(t, noProjects, caps)
 		if err != nil {
 			t.Fatalf("%d %s: Load: %v", i, tt.entry, err)
@@ -170,7 +166,7 @@ func TestProviderEntryStrictness(t *testing.T) {
 func TestProviderEntryNotObject(t *testing.T) {
 	t.Parallel()
 	f := newRegFixture(t)
-	reg, err := f.load(t, noProjects, `{"providers": ["x", {"id": "good", "command": ["fake-mcp"]}, 3, null]}`)
+	reg, err := f.load(t, noProjects, `{"providers": ["x", {"id": "good", "command": ["@T@/bin/fake-mcp"]}, 3, null]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +190,7 @@ func TestProviderValid(t *testing.T) {
 	t.Parallel()
 	f := newRegFixture(t)
 	caps := `{"providers": [
-		{"id": "min", "command": ["fake-mcp"]},
+		{"id": "min", "command": ["@T@/bin/fake-mcp"]},
 		{"id": "full", "command": ["@T@/bin/fake-mcp", "--flag", "$HOME"], "scope": "corpus a,  b",
 		 "tasks": ["general"], "env": {"TOKEN": "abc", "PATH": "/opt/bin"}, "read": ["search", "get.issue"],
 		 "write": "confirm", "enabled": false, "timeout": 0.25},
@@ -228,11 +224,11 @@ func TestDuplicateProviderIDs(t *testing.T) {
 	t.Parallel()
 	f := newRegFixture(t)
 	caps := `{"providers": [
-		{"id": "a", "command": ["fake-mcp"]},
-		{"id": "b", "command": ["fake-mcp"]},
-		{"id": "a", "command": ["fake-mcp"], "scope": "global"},
+		{"id": "a", "command": ["@T@/bin/fake-mcp"]},
+		{"id": "b", "command": ["@T@/bin/fake-mcp"]},
+		{"id": "a", "command": ["@T@/bin/fake-mcp"], "scope": "global"},
 		{"id": "c", "command": ["nonesuch"]},
-		{"id": "c", "command": ["fake-mcp"]}
+		{"id": "c", "command": ["@T@/bin/fake-mcp"]}
 	]}`
 	reg, err := f.load(t, noProjects, caps)
 	if err != nil {
@@ -331,7 +327,7 @@ func TestProjectsValid(t *testing.T) {
 // naming the file.
 func TestLoadFatal(t *testing.T) {
 	t.Parallel()
-	const good = `{"providers": [{"id": "a", "command": ["fake-mcp"], "scope": "global"}]}`
+	const good = `{"providers": [{"id": "a", "command": ["@T@/bin/fake-mcp"], "scope": "global"}]}`
 	tests := []struct {
 		name     string
 		projects string
@@ -379,7 +375,7 @@ func TestLoadFatal(t *testing.T) {
 
 func TestLoadFiles(t *testing.T) {
 	t.Parallel()
-	const caps = `{"providers": [{"id": "a", "command": ["fake-mcp"], "scope": "global"}]}`
+	const caps = `{"providers": [{"id": "a", "command": ["@T@/bin/fake-mcp"], "scope": "global"}]}`
 	projects := `{"projects": [{"name": "p", "root": "/src/p"}]}`
 
 	t.Run("missing capabilities", func(t *testing.T) {
@@ -413,7 +409,7 @@ func TestLoadFiles(t *testing.T) {
 		f := newRegFixture(t)
 		f.write(t, projects, `{"providers": []}`)
 		other := filepath.Join(f.dir, "etc", "caps.json")
-		writeFile(t, other, caps)
+		writeFile(t, other, expand(caps, f.dir))
 		p := f.paths
 		p.CapabilitiesFile = other
 		reg, err := Load(p)
@@ -463,7 +459,7 @@ func TestLoadFiles(t *testing.T) {
 		f := newRegFixture(t)
 		writeFile(t, filepath.Join(f.paths.Home, "projects.json"), projects)
 		target := filepath.Join(f.dir, "real-caps.json")
-		writeFile(t, target, caps)
+		writeFile(t, target, expand(caps, f.dir))
 		if err := os.Symlink(target, filepath.Join(f.paths.Home, "capabilities.json")); err != nil {
 			t.Fatal(err)
 		}
@@ -477,7 +473,7 @@ func TestLoadFiles(t *testing.T) {
 // the mode.
 func TestLoadPermissions(t *testing.T) {
 	t.Parallel()
-	const caps = `{"providers": [{"id": "a", "command": ["fake-mcp"], "scope": "global"}]}`
+	const caps = `{"providers": [{"id": "a", "command": ["@T@/bin/fake-mcp"], "scope": "global"}]}`
 	tests := []struct {
 		file string
 		mode os.FileMode
@@ -523,50 +519,48 @@ func modeOctal(m os.FileMode) string {
 	return string([]byte{digits[p>>6&7], digits[p>>3&7], digits[p&7]})
 }
 
-// command[0] is looked up on a PATH without relative entries and without the
-// workspace (or anything inside it, symlinks resolved).
+// command[0] is looked up on the entry's env.PATH, else the fixed system PATH, without
+// relative entries; spear-shell's own PATH plays no part.
 func TestCommandResolution(t *testing.T) {
-	t.Parallel()
+	t.Setenv("PATH", "") // must not matter; not parallel because of this
 	dir := tempDir(t)
-	ws := filepath.Join(dir, "ws")
-	for _, p := range []string{"good/prog", "ws/prog", "ws/sub/bin/prog", "ws/only", "rel/prog", "good/both", "later/both", "first/notexec2"} {
+	for _, p := range []string{"good/prog", "rel/prog", "good/both", "later/both", "first/notexec2"} {
 		mkExec(t, filepath.Join(dir, p))
 	}
 	mkExec(t, filepath.Join(dir, "later", "notexec2"))
 	if err := os.Chmod(filepath.Join(dir, "first", "notexec2"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(ws, "sub"), filepath.Join(dir, "wslink")); err != nil {
-		t.Fatal(err)
-	}
 	join := func(dirs ...string) string { return strings.Join(dirs, ":") }
 	tests := []struct {
-		name, pathEnv, workspace, cmd, want, err string
+		name  string
+		env   map[string]string
+		cmd   string
+		want  string
+		error string
 	}{
-		{"plain", join(dir + "/good"), ws, "prog", dir + "/good/prog", ""},
-		{"workspace first on PATH", join(ws, dir+"/good"), ws, "prog", dir + "/good/prog", ""},
-		{"inside workspace", join(ws+"/sub/bin", dir+"/good"), ws, "prog", dir + "/good/prog", ""},
-		{"symlink into workspace", join(dir+"/wslink/bin", dir+"/good"), ws, "prog", dir + "/good/prog", ""},
-		{"workspace spelled with dots", join(dir+"/good/../ws", dir+"/good"), ws, "prog", dir + "/good/prog", ""},
-		{"only in workspace", join(ws), ws, "only", "", "not found on PATH"},
-		{"workspace not excluded when elsewhere", join(ws), dir + "/good", "only", ws + "/only", ""},
-		{"empty entry", ":" + dir + "/good", ws, "prog", dir + "/good/prog", ""},
-		{"relative entries", join("", ".", "rel", "./rel"), ws, "prog", "", "not found on PATH"},
-		{"skips non-executable", join(dir+"/first", dir+"/later"), ws, "notexec2", dir + "/later/notexec2", ""},
-		{"first match wins", join(dir+"/good", dir+"/later"), ws, "both", dir + "/good/both", ""},
-		{"empty PATH", "", ws, "prog", "", "not found on PATH"},
-		{"absolute inside workspace is explicit", "", ws, ws + "/prog", ws + "/prog", ""},
-		{"absolute is cleaned", "", ws, dir + "/good/../good/prog", dir + "/good/prog", ""},
-		{"relative with slash", join(dir), ws, "good/prog", "", "must be absolute"},
-		{"dot slash", join(dir + "/good"), ws, "./prog", "", "must be absolute"},
+		{"entry PATH", map[string]string{"PATH": join(dir + "/good")}, "prog", dir + "/good/prog", ""},
+		{"system PATH without entry PATH", nil, "sh", "", ""},
+		{"not on the system PATH", nil, "prog", "", "not found on the system PATH"},
+		{"empty entry", map[string]string{"PATH": ":" + dir + "/good"}, "prog", dir + "/good/prog", ""},
+		{"relative entries", map[string]string{"PATH": join("", ".", "rel", "./rel")}, "prog", "", "not found"},
+		{"skips non-executable", map[string]string{"PATH": join(dir+"/first", dir+"/later")}, "notexec2", dir + "/later/notexec2", ""},
+		{"first match wins", map[string]string{"PATH": join(dir+"/good", dir+"/later")}, "both", dir + "/good/both", ""},
+		{"empty entry PATH", map[string]string{"PATH": ""}, "sh", "", "not found"},
+		{"absolute", nil, dir + "/good/prog", dir + "/good/prog", ""},
+		{"absolute is cleaned", nil, dir + "/good/../good/prog", dir + "/good/prog", ""},
+		{"relative with slash", map[string]string{"PATH": dir}, "good/prog", "", "must be absolute"},
+		{"dot slash", map[string]string{"PATH": dir + "/good"}, "./prog", "", "must be absolute"},
 	}
 	for _, tt := range tests {
-		got, msg := resolveCommand(tt.cmd, safePath(tt.pathEnv, tt.workspace))
-		if tt.err == "" && (msg != "" || got != tt.want) {
+		got, msg := resolveCommand(tt.cmd, searchDirs(tt.env))
+		switch {
+		case tt.error == "" && tt.want == "" && (msg != "" || !filepath.IsAbs(got)):
+			t.Errorf("%s: resolve %q = %q, %q; want an absolute path", tt.name, tt.cmd, got, msg)
+		case tt.error == "" && tt.want != "" && (msg != "" || got != tt.want):
 			t.Errorf("%s: resolve %q = %q, %q; want %q", tt.name, tt.cmd, got, msg, tt.want)
-		}
-		if tt.err != "" && (got != "" || !strings.Contains(msg, tt.err)) {
-			t.Errorf("%s: resolve %q = %q, %q; want error %q", tt.name, tt.cmd, got, msg, tt.err)
+		case tt.error != "" && (got != "" || !strings.Contains(msg, tt.error)):
+			t.Errorf("%s: resolve %q = %q, %q; want error %q", tt.name, tt.cmd, got, msg, tt.error)
 		}
 	}
 }

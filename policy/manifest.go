@@ -91,6 +91,19 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 			}
 			m.Approver = args
 			continue
+		case "writable":
+			paths, msg := asStrings(val)
+			if msg != "" {
+				return nil, bad(key, "%s", msg)
+			}
+			for i, w := range paths {
+				if msg := absolute(w); msg != "" {
+					return nil, bad(key, "element %d %s", i, msg)
+				}
+				paths[i] = filepath.Clean(w)
+			}
+			m.Writable = paths
+			continue
 		case "approver_timeout":
 			d, msg := asSeconds(val)
 			if msg != "" {

@@ -52,19 +52,19 @@ const offerProjects = `{"projects": [
 ]}`
 
 const offerProviders = `{"providers": [
-	{"id": "glob", "command": ["fake-mcp"], "scope": "global"},
-	{"id": "corp-a", "command": ["fake-mcp"], "scope": "corpus fw-a"},
-	{"id": "corp-ab", "command": ["fake-mcp"], "scope": "corpus fw-b,  fw-a"},
-	{"id": "fam", "command": ["fake-mcp"], "scope": "family firmware"},
-	{"id": "board", "command": ["fake-mcp"], "scope": "family board, nonesuch"},
-	{"id": "pathp", "command": ["fake-mcp"], "scope": "path @T@/src/fw-a/sub"},
-	{"id": "pathlink", "command": ["fake-mcp"], "scope": "path @T@/alias"},
-	{"id": "pathgone", "command": ["fake-mcp"], "scope": "path @T@/nonexistent"},
-	{"id": "gen", "command": ["fake-mcp"], "scope": "global", "tasks": ["general"]},
-	{"id": "mixonly", "command": ["fake-mcp"], "scope": "global", "tasks": ["mixed"]},
-	{"id": "allt", "command": ["fake-mcp"], "scope": "global", "tasks": ["implementation", "mixed", "general"]},
-	{"id": "off", "command": ["fake-mcp"], "scope": "global", "enabled": false, "tasks": ["implementation", "mixed", "general"]},
-	{"id": "noscope", "command": ["fake-mcp"], "tasks": ["implementation", "mixed", "general"]}
+	{"id": "glob", "command": ["@T@/bin/fake-mcp"], "scope": "global"},
+	{"id": "corp-a", "command": ["@T@/bin/fake-mcp"], "scope": "corpus fw-a"},
+	{"id": "corp-ab", "command": ["@T@/bin/fake-mcp"], "scope": "corpus fw-b,  fw-a"},
+	{"id": "fam", "command": ["@T@/bin/fake-mcp"], "scope": "family firmware"},
+	{"id": "board", "command": ["@T@/bin/fake-mcp"], "scope": "family board, nonesuch"},
+	{"id": "pathp", "command": ["@T@/bin/fake-mcp"], "scope": "path @T@/src/fw-a/sub"},
+	{"id": "pathlink", "command": ["@T@/bin/fake-mcp"], "scope": "path @T@/alias"},
+	{"id": "pathgone", "command": ["@T@/bin/fake-mcp"], "scope": "path @T@/nonexistent"},
+	{"id": "gen", "command": ["@T@/bin/fake-mcp"], "scope": "global", "tasks": ["general"]},
+	{"id": "mixonly", "command": ["@T@/bin/fake-mcp"], "scope": "global", "tasks": ["mixed"]},
+	{"id": "allt", "command": ["@T@/bin/fake-mcp"], "scope": "global", "tasks": ["implementation", "mixed", "general"]},
+	{"id": "off", "command": ["@T@/bin/fake-mcp"], "scope": "global", "enabled": false, "tasks": ["implementation", "mixed", "general"]},
+	{"id": "noscope", "command": ["@T@/bin/fake-mcp"], "tasks": ["implementation", "mixed", "general"]}
 ]}`
 
 func loadOfferRegistry(t *testing.T) (*Registry, string) {
@@ -74,7 +74,7 @@ func loadOfferRegistry(t *testing.T) (*Registry, string) {
 	home := filepath.Join(dir, "home")
 	writeFile(t, filepath.Join(home, "projects.json"), expand(offerProjects, dir))
 	writeFile(t, filepath.Join(home, "capabilities.json"), expand(offerProviders, dir))
-	reg, err := Load(Paths{Home: home, PathEnv: filepath.Join(dir, "bin")})
+	reg, err := Load(Paths{Home: home})
 	if err != nil || len(reg.Problems) != 0 {
 		t.Fatalf("Load: %v %v", err, reg.Problems)
 	}

@@ -24,8 +24,9 @@ type providersResult struct {
 	fatal     *Problem
 }
 
-// parseProviders validates capabilities.json; dirs is the safe PATH for command[0].
-func parseProviders(file string, data []byte, dirs []string) providersResult {
+// parseProviders validates capabilities.json. command[0] is resolved with the entry's own
+// env.PATH, else SystemPath: never with spear-shell's PATH, which the agent may shape.
+func parseProviders(file string, data []byte) providersResult {
 	var res providersResult
 	elems, fatal := topArray(file, data, "providers")
 	if fatal != nil {
@@ -53,11 +54,20 @@ func parseProviders(file string, data []byte, dirs []string) providersResult {
 		seen := map[string]bool{}
 		for _, m := range members {
 			seen[m.key] = true
-			parseProviderKey(e, p, m, dirs, secrets)
+			parseProviderKey(e, p, m, secrets)
 		}
 		for _, k := range []string{"id", "command"} {
 			if !seen[k] {
 				e.bad(k, "required")
+			}
+		}
+		if len(p.Command) > 0 {
+			// After every key: env may come after command in the entry.
+			path, msg := resolveCommand(p.Command[0], searchDirs(p.Env))
+			if msg != "" {
+				e.bad("command", "%s", msg)
+			} else {
+				p.Command[0] = path
 			}
 		}
 	}
@@ -88,7 +98,7 @@ func rejectReason(problems []*Problem) string {
 	return strings.Join(parts, "; ")
 }
 
-func parseProviderKey(e *entry, p *Provider, m member, dirs []string, secrets map[string]bool) {
+func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) {
 	switch m.key {
 	case "id":
 		s, msg := asString(m.val)
@@ -112,12 +122,7 @@ func parseProviderKey(e *entry, p *Provider, m member, dirs []string, secrets ma
 		case slices.ContainsFunc(args, hasNUL):
 			e.bad(m.key, "must not contain NUL")
 		default:
-			path, msg := resolveCommand(args[0], dirs)
-			if msg != "" {
-				e.bad(m.key, "%s", msg)
-				return
-			}
-			p.Command = append([]string{path}, args[1:]...)
+			p.Command = args // command[0] is resolved once every key is known
 		}
 	case "scope":
 		s, msg := asString(m.val)
@@ -303,29 +308,19 @@ func sortSecrets(set map[string]bool) []string {
 	return out
 }
 
-// safePath returns the absolute directories of pathEnv, minus the workspace and
-// anything inside it (compared as written and with symlinks resolved), deduplicated.
-func safePath(pathEnv, workspace string) []string {
-	var ws, wsReal string
-	if filepath.IsAbs(workspace) {
-		ws = filepath.Clean(workspace)
-		wsReal, _ = filepath.EvalSymlinks(ws)
+// searchDirs is the PATH a provider's programs are found on: its entry's env.PATH when
+// given, else SystemPath; relative entries ("" and "." among them) are never searched.
+func searchDirs(env map[string]string) []string {
+	pathEnv, ok := env["PATH"]
+	if !ok {
+		pathEnv = SystemPath
 	}
 	var dirs []string
 	for _, d := range filepath.SplitList(pathEnv) {
 		if !filepath.IsAbs(d) {
-			continue // "" and "." mean the current directory: never trusted
-		}
-		d = filepath.Clean(d)
-		if ws != "" && within(ws, d) {
 			continue
 		}
-		if wsReal != "" {
-			if real, err := filepath.EvalSymlinks(d); err == nil && within(wsReal, real) {
-				continue
-			}
-		}
-		if !slices.Contains(dirs, d) {
+		if d = filepath.Clean(d); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}
@@ -354,7 +349,7 @@ func resolveCommand(name string, dirs []string) (string, string) {
 			return path, ""
 		}
 	}
-	return "", fmt.Sprintf("program %q not found on PATH (relative entries and the workspace excluded)", name)
+	return "", fmt.Sprintf("program %q not found on the system PATH or the entry's env.PATH (relative entries excluded)", name)
 }
 
 // checkExecutable says why path is not an executable regular file, "" when it is.

@@ -1,0 +1,180 @@
+package policy
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// maxLinks bounds the symlinks followed while one path is checked, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// Untrusted says why path cannot be trusted to stay what it is, given the writable roots
+// (the directories the agent can write): it lies in one, or a symlink on its way leads
+// into one (the agent could repoint what lies there). No step may enter a root, even one
+// that a later `..` leaves. "" means trusted. Every component is looked at as the
+// kernel would resolve it, so neither `..` nor a chain of links hides a step. The roots
+// are compared both as written and with their own symlinks resolved.
+func Untrusted(path string, roots []string) string {
+	if !filepath.IsAbs(path) {
+		return fmt.Sprintf("%s: not an absolute path", path)
+	}
+	dirs := rootForms(roots)
+	inRoot := func(p string) string {
+		for _, r := range dirs {
+			if within(r, p) {
+				return r
+			}
+		}
+		return ""
+	}
+	cur, rest, links := "/", path, 0
+	if r := inRoot(cur); r != "" {
+		return fmt.Sprintf("%s lies in the writable root %s", path, r)
+	}
+	for rest != "" {
+		var comp string
+		comp, rest, _ = strings.Cut(strings.TrimLeft(rest, "/"), "/")
+		switch comp {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, comp)
+		if r := inRoot(next); r != "" {
+			if links == 0 {
+				return fmt.Sprintf("%s lies in the writable root %s", path, r)
+			}
+			return fmt.Sprintf("%s leads through a symbolic link into the writable root %s", path, r)
+		}
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return fmt.Sprintf("%s cannot be resolved: %v", path, unwrapPath(err))
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return fmt.Sprintf("%s: too many levels of symbolic links", path)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return fmt.Sprintf("%s cannot be resolved: %v", path, unwrapPath(err))
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = target + "/" + rest
+	}
+	return ""
+}
+
+// rootForms returns every root clean and, when it resolves elsewhere, resolved too.
+func rootForms(roots []string) []string {
+	var out []string
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			continue
+		}
+		out = append(out, filepath.Clean(r))
+		if real, err := filepath.EvalSymlinks(r); err == nil && real != filepath.Clean(r) {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// maxInterpreters bounds the chain of `#!` interpreters followed, as the kernel does.
+const maxInterpreters = 4
+
+// Programs returns every program starting the provider runs before its own code: Command[0]
+// and, for a `#!` script, its interpreter (for `#!/usr/bin/env NAME`, NAME found on the
+// provider's PATH, as env will find it), and so on down the chain. An error says what cannot
+// be told: a spear-shell that cannot say what will run does not run it.
+func (p *Provider) Programs() ([]string, error) {
+	if len(p.Command) == 0 {
+		return nil, fmt.Errorf("no program")
+	}
+	return Programs(p.Command[0], searchDirs(p.Env))
+}
+
+// ApproverPrograms is Programs for the manifest's approver, which runs with SystemPath.
+func (m *Manifest) ApproverPrograms() ([]string, error) {
+	if len(m.Approver) == 0 {
+		return nil, fmt.Errorf("no approver")
+	}
+	return Programs(m.Approver[0], searchDirs(nil))
+}
+
+// Programs returns prog and the chain of `#!` interpreters it starts, NAMEs of
+// `#!/usr/bin/env NAME` found on dirs.
+func Programs(prog string, dirs []string) ([]string, error) {
+	progs := []string{prog}
+	for range maxInterpreters {
+		next, err := interpreters(progs[len(progs)-1], dirs)
+		if err != nil || next == nil {
+			return progs, err
+		}
+		progs = append(progs, next...)
+	}
+	return progs, fmt.Errorf("%s: more than %d levels of #! interpreters", prog, maxInterpreters)
+}
+
+// interpreters returns the programs a `#!` line of prog runs (nil when prog is not a script):
+// the interpreter, and for `#!/usr/bin/env NAME` NAME too, found on dirs as env finds it
+// with the provider's PATH. The last one is what runs the script.
+func interpreters(prog string, dirs []string) ([]string, error) {
+	f, err := os.OpenFile(prog, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", prog, unwrapPath(err))
+	}
+	defer f.Close()
+	head := make([]byte, 256) // the kernel reads no more of a #! line (BINPRM_BUF_SIZE)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", prog, err)
+	}
+	head = head[:n]
+	if !bytes.HasPrefix(head, []byte("#!")) {
+		return nil, nil
+	}
+	line, _, _ := bytes.Cut(head[2:], []byte("\n"))
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("%s: an empty #! line", prog)
+	}
+	interp := fields[0]
+	if !filepath.IsAbs(interp) {
+		return nil, fmt.Errorf("%s: #! interpreter %q is not an absolute path", prog, interp)
+	}
+	if filepath.Base(interp) != "env" {
+		return []string{interp}, nil
+	}
+	// The kernel passes everything after the interpreter as one argument; env -S splits it.
+	args := fields[1:]
+	for len(args) > 0 && (strings.HasPrefix(args[0], "-") || strings.Contains(args[0], "=")) {
+		switch a := args[0]; {
+		case a == "-S" || a == "--split-string" || a == "-" || a == "-i" || a == "--ignore-environment" || strings.Contains(a, "="):
+			args = args[1:]
+		case strings.HasPrefix(a, "-S"):
+			args[0] = a[2:]
+		default:
+			return nil, fmt.Errorf("%s: #!%s: cannot tell which program env runs with option %q", prog, interp, a)
+		}
+	}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("%s: #!%s names no program", prog, interp)
+	}
+	path, msg := resolveCommand(args[0], dirs)
+	if msg != "" {
+		return nil, fmt.Errorf("%s: #!%s: %s", prog, interp, msg)
+	}
+	return []string{interp, path}, nil
+}
