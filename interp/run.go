@@ -47,28 +47,8 @@ func RunSession(r io.Reader, sh *realshell.Shell, h Handlers) int {
 	units := NewUnitReader(r)
 	for {
 		unit, err := units.Next()
-		if unit != "" {
-			a := Analyze(unit)
-			switch a.Verdict {
-			case Forward:
-				if hasCommands(unit) {
-					sh.Forward(unit)
-					// A command of a terminal session reads the terminal: the next line is
-					// not read until it has finished, as bash does.
-					if sh.Terminal() && !sh.Sync() {
-						return sh.Close()
-					}
-				}
-			case Refuse:
-				if !sh.Sync() {
-					return sh.Close()
-				}
-				sh.SetStatus(h.Refuse(a.Code, a.Reason))
-			case Answer:
-				if !runSegments(a.Segments, sh, h) {
-					return sh.Close()
-				}
-			}
+		if unit != "" && !runUnit(unit, sh, h) {
+			return sh.Close()
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -85,6 +65,30 @@ func RunSession(r io.Reader, sh *realshell.Shell, h Handlers) int {
 			sh.Flush()
 		}
 	}
+}
+
+// runUnit runs one unit of a session and reports false once the shell has ended.
+func runUnit(unit string, sh *realshell.Shell, h Handlers) bool {
+	a := Analyze(unit)
+	switch a.Verdict {
+	case Forward:
+		if hasCommands(unit) {
+			sh.Forward(unit)
+			// A command of a terminal session reads the terminal: the next line is not read
+			// until it has finished, as bash does.
+			if sh.Terminal() {
+				return sh.Sync()
+			}
+		}
+	case Refuse:
+		if !sh.Sync() {
+			return false
+		}
+		sh.SetStatus(h.Refuse(a.Code, a.Reason))
+	case Answer:
+		return runSegments(a.Segments, sh, h)
+	}
+	return true
 }
 
 // hasCommands tells whether text holds anything but blank lines and comments: bash refuses an

@@ -30,32 +30,54 @@ func (u *UnitReader) Next() (string, error) {
 	if u.err != nil {
 		return "", u.err
 	}
-	var unit strings.Builder
-	var w wait
+	var unit unitText
 	for {
 		line, err := u.r.ReadString('\n')
-		unit.WriteString(line)
 		if err != nil {
+			unit.text.WriteString(line)
 			u.err = err
-			if unit.Len() == 0 {
+			if unit.text.Len() == 0 {
 				return "", err
 			}
-			return unit.String(), nil
+			return unit.take(), nil
 		}
-		// Re-parsing the growing text for a line that cannot complete it would
-		// make long here-documents and strings quadratic.
-		if !w.mayEnd(line) {
-			continue
-		}
-		if unit.Len() == len(line) && simpleLine(line) {
-			return line, nil
-		}
-		var done bool
-		done, w = complete(unit.String())
-		if done {
-			return unit.String(), nil
+		if unit.add(line) {
+			return unit.take(), nil
 		}
 	}
+}
+
+// unitText gathers whole lines until they complete a unit.
+type unitText struct {
+	text strings.Builder
+	w    wait
+}
+
+// add appends one whole line and reports whether the text is now a complete unit.
+func (u *unitText) add(line string) bool {
+	u.text.WriteString(line)
+	// Re-parsing the growing text for a line that cannot complete it would
+	// make long here-documents and strings quadratic.
+	if !u.w.mayEnd(line) {
+		return false
+	}
+	if u.text.Len() == len(line) && simpleLine(line) {
+		return true
+	}
+	var done bool
+	done, u.w = complete(u.text.String())
+	return done
+}
+
+// started tells whether a unit has begun (the next line is a continuation line).
+func (u *unitText) started() bool { return u.text.Len() > 0 }
+
+// take returns the text gathered and starts a new unit.
+func (u *unitText) take() string {
+	s := u.text.String()
+	u.text.Reset()
+	u.w = wait{}
+	return s
 }
 
 // wait says which next line may complete an incomplete unit.

@@ -59,6 +59,11 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		}
 		return runString(a, an, rs, turn, stdin, stdout, stderr)
 	case realshell.ModeSession:
+		if a.NoExec {
+			// bash -n only reads: nothing is answered or recorded, and the real shell reads
+			// (and checks) the input itself.
+			break
+		}
 		return runSession(a, rs, capability.NewTurn(ts), stdin, stdout, stderr)
 	}
 	return fastpath.Exec(argv[0], a, rs)
@@ -90,7 +95,7 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 		return code
 	}
 	g.caught()
-	sh, err := startShell(a, rs, stdout, stderr, false)
+	sh, err := startShell(a, rs, stdout, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
 		return 126
@@ -107,19 +112,20 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
 	g := newGuard(turn)
 	defer g.stop()
+	term := terminalSession(a, stdin, stderr, g)
 	var terminal *os.File
-	if a.Terminal || isTerminal(stdin) {
+	if term != nil || isTerminal(stdin) {
 		terminal = stdin
 	}
 	g.caught()
-	sh, err := startShell(a, rs, stdout, stderr, true, terminal)
+	sh, err := startShell(a, rs, stdout, stderr, &session{terminal: terminal, prompts: term != nil})
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
 		g.closeTurn("the real shell could not start")
 		return 126
 	}
 	g.setShell(sh)
-	code := interp.RunSession(stdin, sh, interp.Handlers{
+	handlers := interp.Handlers{
 		Answer: func(inv *interp.Invocation) int {
 			return g.answer(func(ctx context.Context) int {
 				return turn.Answer(ctx, request(inv), stdout, stderr)
@@ -128,7 +134,13 @@ func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn
 		Refuse: func(code, reason string) int {
 			return g.answer(func(context.Context) int { return turn.Refuse(code, reason, stderr) })
 		},
-	})
+	}
+	var code int
+	if term != nil {
+		code = interp.RunTerminal(*term, sh, handlers)
+	} else {
+		code = interp.RunSession(stdin, sh, handlers)
+	}
 	if n := g.terminatedBy(); n != 0 {
 		g.closeTurn(terminatedReason(n))
 		return 128 + n
@@ -137,7 +149,13 @@ func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn
 	return code
 }
 
-func startShell(a realshell.Args, rs *realshell.RealShell, stdout, stderr *os.File, session bool, terminal ...*os.File) (*realshell.Shell, error) {
+// session says how a session's real shell serves it; nil for a -c string.
+type session struct {
+	terminal *os.File // forwarded commands read this terminal (nil: /dev/null)
+	prompts  bool     // a terminal session: bash -i's prompts
+}
+
+func startShell(a realshell.Args, rs *realshell.RealShell, stdout, stderr *os.File, sess *session) (*realshell.Shell, error) {
 	argv := append([]string{rs.Path}, a.Options...)
 	argv = append(argv, "-s", "--")
 	argv = append(argv, a.Params...)
@@ -147,20 +165,19 @@ func startShell(a realshell.Args, rs *realshell.RealShell, stdout, stderr *os.Fi
 		Dir:           rs.Dir,
 		Stdout:        stdout,
 		Stderr:        stderr,
-		TrapInterrupt: session,
-		Tracing:       bashOption(a.Options, 'x', "xtrace") || bashOption(a.Options, 'v', "verbose"),
-		Boundary:      rs.Isolated(),
+		TrapInterrupt: sess != nil,
+		// The shell gets signals from us, not from a terminal: a Ctrl-C must not end bwrap.
+		OwnGroup: true,
+		Tracing:  bashOption(a.Options, 'x', "xtrace") || bashOption(a.Options, 'v', "verbose"),
+		Boundary: rs.Isolated(),
 	}
 	if a.HasName {
 		cfg.Argv0 = a.Name
 	} else {
 		cfg.Arg0 = os.Args[0]
 	}
-	if len(terminal) > 0 && terminal[0] != nil {
-		cfg.Terminal = terminal[0]
-	} else {
-		// Without a terminal, the shell gets signals from us, not from a terminal's Ctrl-C.
-		cfg.OwnGroup = true
+	if sess != nil {
+		cfg.Terminal, cfg.Prompts = sess.terminal, sess.prompts
 	}
 	return realshell.StartShell(cfg)
 }
@@ -202,9 +219,4 @@ func bashOption(opts []string, letter rune, name string) bool {
 		}
 	}
 	return on
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && fi.Mode()&os.ModeDevice != 0
 }

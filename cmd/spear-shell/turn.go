@@ -58,6 +58,7 @@ type guard struct {
 	sh         *realshell.Shell
 	cancel     context.CancelFunc
 	terminated int
+	interrupts chan struct{} // a terminal session's, else nil
 	// turn is the session's turn; answering holds turnMu, so that a terminating signal
 	// ends the turn only between answers.
 	turn      *capability.Turn
@@ -75,11 +76,33 @@ func newGuard(turn *capability.Turn) *guard {
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		signal.Notify(g.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		signal.Notify(g.sigs, caughtSignals()...)
 		close(g.ready)
 		g.loop()
 	}()
 	return g
+}
+
+// caughtSignals are SIGINT, SIGTERM and SIGHUP, but for SIGHUP ignored when this process
+// started (nohup): it stays ignored, and the real shell inherits that, as bash -s would. SIGINT
+// is caught even then, since a session passes it on to the command it stops (SPEC 4).
+func caughtSignals() []os.Signal {
+	sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
+}
+
+// watchTerminal serves a terminal session: each SIGINT is also reported on the channel it
+// returns (the session drops the typed line, or ends the line of an interrupted command), and a
+// change of the window's size (SIGWINCH) is passed on to the real shell's group.
+func (g *guard) watchTerminal() <-chan struct{} {
+	g.mu.Lock()
+	g.interrupts = make(chan struct{}, 1)
+	g.mu.Unlock()
+	signal.Notify(g.sigs, syscall.SIGWINCH)
+	return g.interrupts
 }
 
 // prepare returns the context of the next answer ahead of it, so that work for that answer can
@@ -103,6 +126,20 @@ func (g *guard) loop() {
 		case s := <-g.sigs:
 			sig := s.(syscall.Signal)
 			g.mu.Lock()
+			if sig == syscall.SIGWINCH {
+				sh := g.sh
+				g.mu.Unlock()
+				if sh != nil {
+					sh.Signal(sig)
+				}
+				continue
+			}
+			if sig == syscall.SIGINT && g.interrupts != nil {
+				select {
+				case g.interrupts <- struct{}{}:
+				default:
+				}
+			}
 			first := sig != syscall.SIGINT && g.terminated == 0
 			if first {
 				g.terminated = int(sig)

@@ -2,11 +2,14 @@ package realshell
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,15 +42,21 @@ type ShellConfig struct {
 	Argv0 string   // $0 for the script ("" keeps the shell's own)
 	// Arg0 is the shell process's argv[0] when unconfined: spear-shell's own, so that $0, a
 	// login shell's leading "-" and bash's message prefix are what bash run by that name gives.
-	Arg0     string
-	Env      []string // exact environment
-	Dir      string
-	Stdout   *os.File
-	Stderr   *os.File
-	Terminal *os.File // non-nil: forwarded commands read this terminal; nil: /dev/null
+	Arg0   string
+	Env    []string // exact environment
+	Dir    string
+	Stdout *os.File
+	Stderr *os.File
+	// Terminal non-nil: forwarded commands read this terminal; nil: /dev/null. An unconfined
+	// shell then runs in a session of its own, as bwrap's --new-session puts a confined one, so
+	// that reading the terminal from outside its foreground group does not stop it (SIGTTIN)
+	// and a typed Ctrl-C reaches spear-shell, which passes it on.
+	Terminal *os.File
 	// OwnGroup puts the shell in its own process group, so that signals for it are forwarded
 	// rather than delivered by the terminal.
 	OwnGroup bool
+	// Prompts says the session is a terminal session: the shell gets bash -i's PS1 and PS2.
+	Prompts bool
 	// TrapInterrupt keeps the shell alive when SIGINT stops a command (a session goes on).
 	TrapInterrupt bool
 	// Tracing says the shell starts with xtrace or verbose on (-x, -v).
@@ -64,7 +73,6 @@ type Shell struct {
 	replies chan string
 	exited  chan struct{}
 	waitErr error
-	seq     int
 	dirty   bool // something was sent since the last reply
 	status  int  // a status to set before the next forwarded unit; -1 none
 	// restore marks status as one the shell already had (a reply reset it): setting it again
@@ -73,12 +81,15 @@ type Shell struct {
 	broken  bool // the script pipe is gone: the shell is exiting
 	// groupTail closes the group a unit is sent in (see the package comment above).
 	groupTail string
+	stdin     string          // the redirections that give a unit's commands their stdin
 	batch     strings.Builder // queued units, not yet sent
 	tracing   bool            // xtrace or verbose is on, as far as we know: send units as script text
 	terminal  bool            // forwarded commands read the terminal the session is read from
 	info      *os.File        // bwrap's info pipe, nil when unconfined
 	child     int             // the sandboxed group's leader, once read from info
-	readers   sync.WaitGroup
+	// promptCommands are the indices of PROMPT_COMMAND's elements, as the last reply gave them.
+	promptCommands []string
+	readers        sync.WaitGroup
 }
 
 // StartShell starts the real shell and sends its first lines.
@@ -126,8 +137,12 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 		Stdout: cfg.Stdout,
 		Stderr: cfg.Stderr,
 		// fd 3 is the reply pipe, fd 4 the terminal; the init line moves them out of the way.
-		ExtraFiles:  []*os.File{replyW},
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: cfg.OwnGroup},
+		ExtraFiles: []*os.File{replyW},
+		// The shell ends with this process, even by SIGKILL, and does not run on what it has read.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: cfg.OwnGroup, Pdeathsig: syscall.SIGKILL},
+	}
+	if cfg.Terminal != nil && !cfg.Boundary {
+		cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setsid = false, true
 	}
 	if cfg.Terminal != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, cfg.Terminal)
@@ -159,13 +174,14 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 		defer s.readers.Done()
 		defer close(s.replies)
 		defer replyR.Close()
+		// A reply ends in a NUL byte, which no shell string holds: a prompt may span lines.
 		br := bufio.NewReader(replyR)
 		for {
-			line, err := br.ReadString('\n')
+			line, err := br.ReadString(0)
 			if err != nil {
 				return
 			}
-			s.replies <- strings.TrimSuffix(line, "\n")
+			s.replies <- strings.TrimSuffix(line, "\x00")
 		}
 	}()
 	// exec stays bare: only `exec` itself makes its redirections permanent (`builtin exec`
@@ -180,18 +196,23 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	if cfg.TrapInterrupt {
 		init += "; " + bi + "trap '" + bi + ":' INT"
 	}
+	if cfg.Prompts {
+		init += "; " + promptDefaults(cfg.Env)
+	}
 	s.write(quiet(init))
 	s.stdinRedirect(cfg.Terminal != nil)
+	// The first prompt asks for PROMPT_COMMAND, which the environment may have set.
+	s.dirty = cfg.Prompts
 	return s, nil
 }
 
 // stdinRedirect is chosen once: a unit's commands read the terminal or /dev/null.
 func (s *Shell) stdinRedirect(terminal bool) {
+	s.stdin = "0</dev/null"
 	if terminal {
-		s.groupTail = fmt.Sprintf("\n} 0<&%d %d<&- %d>&-\n", terminalFD, terminalFD, replyFD)
-	} else {
-		s.groupTail = fmt.Sprintf("\n} 0</dev/null %d>&-\n", replyFD)
+		s.stdin = fmt.Sprintf("0<&%d %d<&-", terminalFD, terminalFD)
 	}
+	s.groupTail = fmt.Sprintf("\n} %s %d>&-\n", s.stdin, replyFD)
 }
 
 func (s *Shell) write(text string) {
@@ -272,31 +293,53 @@ func (s *Shell) Sync() bool {
 		return !s.ended()
 	}
 	s.Flush()
-	s.seq++
-	token := "S" + strconv.Itoa(s.seq)
+	token := newToken()
 	// printf is a builtin: the reply fd is never seen by a child process. The reply carries $?,
-	// which printf itself resets, so that it can be restored before the next command.
-	s.write(quiet(bi + "printf '%s %d %s\\n' " + token + " \"$?\" \"$-\" >&" + strconv.Itoa(replyFD)))
+	// which printf itself resets, so that it can be restored before the next command, and the
+	// indices of PROMPT_COMMAND's elements, which a terminal session runs before its prompt.
+	s.write(quiet(bi + "printf '%s %d %s %s\\0' " + token + ` "$?" "$-" "${!PROMPT_COMMAND[*]}" >&` + strconv.Itoa(replyFD)))
+	rest, ok := s.reply(token)
+	if !ok {
+		return false
+	}
+	s.dirty = false
+	fields := strings.Split(rest, " ")
+	if n, err := strconv.Atoi(fields[0]); err == nil && n != 0 {
+		s.status, s.restore = n, true
+	}
+	s.tracing = len(fields) > 1 && strings.ContainsAny(fields[1], "xv")
+	s.promptCommands = nil
+	if len(fields) > 2 {
+		s.promptCommands = slices.DeleteFunc(fields[2:], func(f string) bool { return f == "" })
+	}
+	return true
+}
+
+// reply waits for the reply carrying token and returns what follows it. A reply with another
+// token (written from inside by a builtin that reached the reply pipe) is dropped: tokens are
+// random, so none can be made ahead of the request that names it.
+func (s *Shell) reply(token string) (string, bool) {
 	for {
 		select {
 		case line, ok := <-s.replies:
 			if !ok {
 				<-s.exited
-				return false
+				return "", false
 			}
 			if rest, found := strings.CutPrefix(line, token+" "); found {
-				s.dirty = false
-				status, flags, _ := strings.Cut(rest, " ")
-				if n, err := strconv.Atoi(status); err == nil && n != 0 {
-					s.status, s.restore = n, true
-				}
-				s.tracing = strings.ContainsAny(flags, "xv")
-				return true
+				return rest, true
 			}
 		case <-s.exited:
-			return false
+			return "", false
 		}
 	}
+}
+
+// newToken returns a reply token no one can guess: 128 random bits.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "R" + hex.EncodeToString(b[:])
 }
 
 func (s *Shell) ended() bool {
@@ -328,7 +371,7 @@ func (s *Shell) Signal(sig syscall.Signal) {
 			// --new-session made the sandboxed command the leader of its own group.
 			pid = -s.child
 		}
-	case s.cmd.SysProcAttr != nil && s.cmd.SysProcAttr.Setpgid:
+	case s.cmd.SysProcAttr.Setpgid || s.cmd.SysProcAttr.Setsid:
 		pid = -pid
 	}
 	_ = syscall.Kill(pid, sig)

@@ -1,0 +1,74 @@
+package realshell
+
+import (
+	"strconv"
+	"strings"
+)
+
+// A terminal session shows bash -i's prompts. The real shell is not interactive (it reads a
+// script), so it has no PS1 or PS2 of its own and never runs PROMPT_COMMAND: the session asks
+// it for them, and it expands them with ${PS1@P}, which is how bash -i expands a prompt.
+
+// promptDefaults is the init text that gives the shell bash -i's PS1 and PS2: the environment's
+// (bash unsets them in a shell that is not interactive), else bash's defaults.
+func promptDefaults(env []string) string {
+	var b strings.Builder
+	for _, v := range []struct{ name, def string }{{"PS1", `\s-\v\$ `}, {"PS2", "> "}} {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		if value, ok := lookupEnv(env, v.name); ok {
+			b.WriteString(bi + "export " + v.name + "=" + shellQuote(value))
+		} else {
+			b.WriteString(v.name + "=" + shellQuote(v.def))
+		}
+	}
+	return b.String()
+}
+
+func lookupEnv(env []string, name string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Prompt returns the prompt bash -i prints before reading a line, once everything sent so far
+// has run: PS1 after running PROMPT_COMMAND (each element of an array, in order), or PS2 for a
+// continuation line (continued true). PROMPT_COMMAND and the prompt's substitutions see the
+// last command's $?, which is kept for the next command. ok is false once the shell has ended.
+func (s *Shell) Prompt(continued bool) (prompt string, ok bool) {
+	if !s.Sync() {
+		return "", false
+	}
+	status := strconv.Itoa(max(s.status, 0))
+	// $? is restored without tripping set -e: a failure left of && never does.
+	restore := "{ " + bi + ". /dev/stdin <<<'" + bi + "return " + status + "' && " + bi + ":; } 2>/dev/null; "
+	name := "PS2"
+	if !continued {
+		name = "PS1"
+		// As in bash -i, a failing PROMPT_COMMAND never ends the shell (|| turns set -e off).
+		for _, i := range s.promptCommands {
+			s.write("{ " + restore + bi + `eval "${PROMPT_COMMAND[` + i + `]}"` + "\n} " + s.stdin + " " + strconv.Itoa(replyFD) + ">&- || " + bi + ":\n")
+		}
+	}
+	token := newToken()
+	show := "{ " + restore + bi + `printf '%s %s\n%s\0' ` + token + ` "${!PROMPT_COMMAND[*]}" "${` + name + `@P}" >&` + strconv.Itoa(replyFD) + "; } " + s.stdin
+	if s.tracing {
+		show += " 2>/dev/null"
+	}
+	s.write(show + "\n")
+	rest, ok := s.reply(token)
+	if !ok {
+		return "", false
+	}
+	indices, prompt, _ := strings.Cut(rest, "\n")
+	s.promptCommands = strings.Fields(indices)
+	return prompt, true
+}
+
+// Interrupted makes $? 130 for the next prompt and command, as a Ctrl-C at bash -i's prompt
+// does; it never ends the shell under set -e.
+func (s *Shell) Interrupted() { s.status, s.restore = 130, true }
