@@ -34,6 +34,10 @@ type Settings struct {
 	// manifest's writable list (the turn's temporary directory). No program spear-shell
 	// starts may lie in, or be reached through a symlink in, any of them.
 	WritableRoots []string
+	// CheckTrusted says why path cannot be trusted when roots (absolute, as given) are the
+	// writable roots: it, or a symlink on its way, lies in one. nil: nothing is trusted, and
+	// no provider, approver or schema helper is started.
+	CheckTrusted func(path string, roots []string) error
 }
 
 // Answer codes (SPEC 5).

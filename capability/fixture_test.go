@@ -124,7 +124,19 @@ func (f *fixture) write(path string, v any) {
 
 func (f *fixture) settings() Settings {
 	return Settings{Getenv: func(k string) string { return f.env[k] }, Cwd: f.ws,
-		ManifestPath: f.manifest, Isolation: "none (test)", Isolated: false, SchemaHelper: helperBin}
+		ManifestPath: f.manifest, Isolation: "none (test)", Isolated: false, SchemaHelper: helperBin,
+		CheckTrusted: checkTrustedLexically}
+}
+
+// checkTrustedLexically stands in for the boundary's check (cmd/spear-shell wires
+// realshell.CheckTrusted, tested there): a path inside a root as written is refused.
+func checkTrustedLexically(path string, roots []string) error {
+	for _, r := range roots {
+		if path == r || strings.HasPrefix(path, r+"/") {
+			return fmt.Errorf("lies in the writable root %s", r)
+		}
+	}
+	return nil
 }
 
 // turn returns a new process's view of the turn, closed at the end of the test.

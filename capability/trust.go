@@ -29,14 +29,19 @@ func (e *turnEnv) writableRoots() []string {
 
 // trustPrograms returns an error wrapping errUntrusted when a program of the chain (see
 // policy.Programs) cannot be told or lies within the agent's reach; nil when all can run.
+// Without a Settings.CheckTrusted nothing is trusted.
 func (e *turnEnv) trustPrograms(progs []string, err error) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUntrusted, err)
 	}
+	check := e.s.CheckTrusted
+	if check == nil {
+		return fmt.Errorf("%w: no trust check was given", errUntrusted)
+	}
 	roots := e.writableRoots()
 	for _, p := range progs {
-		if why := policy.Untrusted(p, roots); why != "" {
-			return fmt.Errorf("%w: %s", errUntrusted, why)
+		if err := check(p, roots); err != nil {
+			return fmt.Errorf("%w: %s: %w", errUntrusted, p, err)
 		}
 	}
 	return nil

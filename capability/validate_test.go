@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/spear-shell/spear-shell/policy"
 	"math/rand"
 	"net/http"
 	"net/http/httptest"
@@ -214,7 +215,7 @@ func TestValidateHelper(t *testing.T) {
 		w.Write([]byte(`{"type":"string"}`))
 	}))
 	defer srv.Close()
-	e := &turnEnv{s: Settings{SchemaHelper: helperBin}, schemas: map[string]*compiled{}}
+	e := &turnEnv{s: Settings{SchemaHelper: helperBin, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
 	cases := []struct {
 		schema, instance string
 		unusable, leaf   string // substrings; both empty = valid
@@ -277,13 +278,39 @@ func TestValidateHelperFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{filepath.Join(dir, "absent"), dies, garbage} {
-		e := &turnEnv{s: Settings{SchemaHelper: path}, schemas: map[string]*compiled{}}
+		e := &turnEnv{s: Settings{SchemaHelper: path, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
 		for range 2 { // the second need starts it again
 			unusable, leaves := e.validate(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
 			if !strings.HasPrefix(unusable, "the schema checker cannot run: ") || leaves != nil {
 				t.Errorf("%s: unusable %q, failures %q", filepath.Base(path), unusable, leaves)
 			}
 		}
+	}
+}
+
+// The helper is never started when it lies where the agent writes, or when no trust check
+// was given: the schema is then unusable, never judged by the agent's program.
+func TestValidateHelperUntrusted(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	planted := filepath.Join(ws, SchemaHelperName)
+	ran := filepath.Join(ws, "ran")
+	if err := os.WriteFile(planted, []byte("#!/bin/sh\ntouch "+ran+"\nwhile read l; do echo '{\"ok\":true}'; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	man := &policy.Manifest{Workspace: ws}
+	for _, s := range []Settings{
+		{SchemaHelper: planted, CheckTrusted: checkTrustedLexically},
+		{SchemaHelper: helperBin},
+	} {
+		e := &turnEnv{s: s, man: man, schemas: map[string]*compiled{}}
+		unusable, _ := e.validate(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
+		if !strings.HasPrefix(unusable, "the schema checker cannot run: program refused: ") {
+			t.Errorf("%s: unusable %q", s.SchemaHelper, unusable)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the planted helper ran")
 	}
 }
 
@@ -308,7 +335,7 @@ func TestJoinLeaves(t *testing.T) {
 func TestValidateDifferential(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewSource(8))
-	e := &turnEnv{s: Settings{SchemaHelper: helperBin}, schemas: map[string]*compiled{}}
+	e := &turnEnv{s: Settings{SchemaHelper: helperBin, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
 	mine, total := 0, 0
 	for i := range 3000 {
 		data := make([]byte, 64+rng.Intn(192))
@@ -328,7 +355,7 @@ func FuzzValidateDifferential(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10"))
 	f.Add(bytes.Repeat([]byte{0x5a, 0xc3, 0x11, 0x80}, 32))
-	e := &turnEnv{s: Settings{SchemaHelper: helperBin}, schemas: map[string]*compiled{}}
+	e := &turnEnv{s: Settings{SchemaHelper: helperBin, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		differential(t, data, e, true)
 	})

@@ -1,5 +1,8 @@
 package policy
 
+// Which programs a start runs, so that each can be checked before anything runs (SPEC 9): the
+// check itself (where a path lies against the writable roots) is the caller's.
+
 import (
 	"bytes"
 	"fmt"
@@ -9,87 +12,6 @@ import (
 	"strings"
 	"syscall"
 )
-
-// maxLinks bounds the symlinks followed while one path is checked, as the kernel's ELOOP does.
-const maxLinks = 40
-
-// Untrusted says why path cannot be trusted to stay what it is, given the writable roots
-// (the directories the agent can write): it lies in one, or a symlink on its way leads
-// into one (the agent could repoint what lies there). No step may enter a root, even one
-// that a later `..` leaves. "" means trusted. Every component is looked at as the
-// kernel would resolve it, so neither `..` nor a chain of links hides a step. The roots
-// are compared both as written and with their own symlinks resolved.
-func Untrusted(path string, roots []string) string {
-	if !filepath.IsAbs(path) {
-		return fmt.Sprintf("%s: not an absolute path", path)
-	}
-	dirs := rootForms(roots)
-	inRoot := func(p string) string {
-		for _, r := range dirs {
-			if within(r, p) {
-				return r
-			}
-		}
-		return ""
-	}
-	cur, rest, links := "/", path, 0
-	if r := inRoot(cur); r != "" {
-		return fmt.Sprintf("%s lies in the writable root %s", path, r)
-	}
-	for rest != "" {
-		var comp string
-		comp, rest, _ = strings.Cut(strings.TrimLeft(rest, "/"), "/")
-		switch comp {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, comp)
-		if r := inRoot(next); r != "" {
-			if links == 0 {
-				return fmt.Sprintf("%s lies in the writable root %s", path, r)
-			}
-			return fmt.Sprintf("%s leads through a symbolic link into the writable root %s", path, r)
-		}
-		fi, err := os.Lstat(next)
-		if err != nil {
-			return fmt.Sprintf("%s cannot be resolved: %v", path, unwrapPath(err))
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if links++; links > maxLinks {
-			return fmt.Sprintf("%s: too many levels of symbolic links", path)
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return fmt.Sprintf("%s cannot be resolved: %v", path, unwrapPath(err))
-		}
-		if filepath.IsAbs(target) {
-			cur = "/"
-		}
-		rest = target + "/" + rest
-	}
-	return ""
-}
-
-// rootForms returns every root clean and, when it resolves elsewhere, resolved too.
-func rootForms(roots []string) []string {
-	var out []string
-	for _, r := range roots {
-		if !filepath.IsAbs(r) {
-			continue
-		}
-		out = append(out, filepath.Clean(r))
-		if real, err := filepath.EvalSymlinks(r); err == nil && real != filepath.Clean(r) {
-			out = append(out, real)
-		}
-	}
-	return out
-}
 
 // maxInterpreters bounds the chain of `#!` interpreters followed, as the kernel does.
 const maxInterpreters = 4

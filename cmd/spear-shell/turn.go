@@ -28,6 +28,7 @@ func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 		Session:      a.Own == "" && a.Mode == realshell.ModeSession,
 		Inside:       realshell.InsideBoundary(os.Getenv),
 		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
+		CheckTrusted: checkTrusted,
 	}
 	if rsErr != nil {
 		s.Isolation = "unavailable: " + rsErr.Error()
@@ -35,6 +36,11 @@ func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 		s.Isolation, s.Isolated = rs.Note, rs.Isolated()
 	}
 	return s
+}
+
+// checkTrusted is the boundary's verdict on a program the capability layer is about to start.
+func checkTrusted(path string, roots []string) error {
+	return realshell.CheckTrusted(path, realshell.WritableRoots(roots...))
 }
 
 // request is what the turn is asked for by an invocation.
