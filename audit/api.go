@@ -55,6 +55,7 @@ const (
 	EventRuntimeWithoutGateway = "runtime_without_gateway"
 	EventInterrupted           = "interrupted"
 	EventTurnEnded             = "turn_ended"
+	EventEnvelopeUnmatched     = "envelope_unmatched"
 )
 
 // MaxValueBytes bounds each string written: args, result, the stderr tail,

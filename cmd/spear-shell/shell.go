@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spear-shell/spear-shell/capability"
@@ -48,16 +49,28 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	}
 	switch a.Mode {
 	case realshell.ModeString:
-		an := interp.Analyze(a.String)
-		if a.NoExec || an.Verdict == interp.Forward {
+		if a.NoExec {
 			break
 		}
 		turn := capability.NewTurn(ts)
 		defer turn.Close("")
-		if an.Verdict == interp.Refuse {
-			return turn.Refuse(an.Code, an.Reason, stderr)
+		// An envelope of the turn's terminal has its command judged alone (SPEC 3).
+		var m *interp.Match
+		var an interp.Analysis
+		if realshell.MayInvoke(a.String) {
+			m, an = Envelope(turn, turn.Terminal(), a.String, login(a.Options), self)
 		}
-		return runString(a, an, rs, turn, stdin, stdout, stderr)
+		if m == nil {
+			an = interp.Analyze(a.String)
+		}
+		switch an.Verdict {
+		case interp.Forward:
+			break
+		case interp.Refuse:
+			return turn.Refuse(an.Code, an.Reason, stderr)
+		default:
+			return runString(a, an, m, rs, turn, stdin, stdout, stderr)
+		}
 	case realshell.ModeSession:
 		if a.NoExec {
 			// bash -n only reads: nothing is answered or recorded, and the real shell reads
@@ -70,8 +83,9 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 }
 
 // runString answers a -c string that holds invocations. A string of answers alone starts no
-// shell; otherwise its forwarded parts run in one real shell, in order around the answers.
-func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
+// shell; otherwise its forwarded parts run in one real shell, in order around the answers. When
+// the string is envelope m, an is its command's analysis and the envelope's parts run too.
+func runString(a realshell.Args, an interp.Analysis, m *interp.Match, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
 	g := newGuard(nil)
 	defer g.stop()
 	// The first answer's providers start now, while the signals are being caught.
@@ -81,7 +95,7 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 			return turn.Answer(ctx, request(inv), stdout, stderr)
 		})
 	}
-	if onlyAnswers(an) {
+	if m == nil && onlyAnswers(an) {
 		code := 0
 		for _, seg := range an.Segments {
 			code = answer(seg.Invocation)
@@ -101,10 +115,14 @@ func runString(a realshell.Args, an interp.Analysis, rs *realshell.RealShell, tu
 		return 126
 	}
 	g.setShell(sh)
-	return interp.RunSegments(an, sh, interp.Handlers{
+	h := interp.Handlers{
 		Answer: answer,
 		Refuse: func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
-	})
+	}
+	if m != nil {
+		return interp.RunEnvelope(m, an, sh, envelopeHandlers(h, rs))
+	}
+	return interp.RunSegments(an, sh, h)
 }
 
 // runSession runs commands from stdin in one real shell until EOF, exit, or a signal, and
@@ -189,6 +207,11 @@ func onlyAnswers(an interp.Analysis) bool {
 		}
 	}
 	return true
+}
+
+// login tells whether bash's options make a login shell (-l, --login).
+func login(opts []string) bool {
+	return bashOption(opts, 'l', "") || slices.Contains(opts, "--login")
 }
 
 // errexit tells whether bash's options include -e (or -o errexit).

@@ -1,0 +1,235 @@
+package interp
+
+// Envelopes (SPEC 3, 11): the fixed text an agent terminal wraps around the model's command
+// before it hands it to the shell. They are data: envelopes/<terminal>.txtar holds each
+// terminal's texts, one file per envelope, with slot markers where the terminal puts variable
+// parts. A template is parsed once; an input matches it when its parse is the template's node
+// for node (slots matching what their kind allows) and its bytes outside the slots are the
+// template's bytes. What runs, and in which order, follows from where the command's slot sits in
+// the template's tree (envelope_plan.go). docs/recognition.md states the rules.
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Slot markers, as written in a template.
+const (
+	// markWord is a literal word of [A-Za-z0-9._/+-] chosen by the terminal (a snapshot's path,
+	// a temporary file's name), unquoted or single-quoted as the template writes it.
+	markWord = "__SPEAR_WORD__"
+	// markPaths is a literal word of [A-Za-z0-9._/+:-], a list of directories such as PATH.
+	markPaths = "__SPEAR_PATHS__"
+	// markSelf is an absolute literal path that must resolve to this binary (not the stub).
+	markSelf = "__SPEAR_SELF__"
+	// markCommand is the model's command: as a statement of its own, the statements in its
+	// place; as a word, a word whose value is fixed (single quotes and plain characters only).
+	markCommand = "__SPEAR_COMMAND__"
+)
+
+// Envelope is one template: the exact text a terminal version sends, with slots.
+type Envelope struct {
+	Terminal string // as the manifest names it
+	Version  string // the terminal's version the text comes from
+	Variant  string // which of the version's texts
+	Text     string
+	// LoginOnly: the terminal sends this form only with bash's -l option.
+	LoginOnly bool
+
+	file  *syntax.File
+	slots []tslot // in source order
+	plan  plan
+}
+
+// tslot is a slot of a template: its kind and its span in the template text.
+type tslot struct {
+	kind       string // one of the markers
+	start, end int
+}
+
+//go:embed envelopes/*.txtar
+var envelopeFiles embed.FS
+
+var envelopes = sync.OnceValues(loadEnvelopes)
+
+// Terminals lists the terminals that have envelopes.
+func Terminals() []string {
+	all, err := envelopes()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range all {
+		if !slices.Contains(out, e.Terminal) {
+			out = append(out, e.Terminal)
+		}
+	}
+	return out
+}
+
+// Envelopes returns the envelopes of terminal, in the order they are tried.
+func Envelopes(terminal string) []*Envelope {
+	all, err := envelopes()
+	if err != nil {
+		return nil
+	}
+	var out []*Envelope
+	for _, e := range all {
+		if e.Terminal == terminal {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// loadEnvelopes parses every embedded template. An archive's comment may hold lines
+// "login-only: <version>/<variant>" (the form is sent only with -l) and "outside: <command>"
+// (a statement after the command that spear-shell runs itself, outside the boundary).
+func loadEnvelopes() ([]*Envelope, error) {
+	names, err := envelopeFiles.ReadDir("envelopes")
+	if err != nil {
+		return nil, err
+	}
+	var all []*Envelope
+	for _, n := range names {
+		data, err := envelopeFiles.ReadFile(path.Join("envelopes", n.Name()))
+		if err != nil {
+			return nil, err
+		}
+		terminal := strings.TrimSuffix(n.Name(), ".txtar")
+		ar := txtar.Parse(data)
+		var loginOnly, outside []string
+		for line := range strings.SplitSeq(string(ar.Comment), "\n") {
+			if v, ok := strings.CutPrefix(line, "login-only: "); ok {
+				loginOnly = append(loginOnly, v)
+			}
+			if v, ok := strings.CutPrefix(line, "outside: "); ok {
+				outside = append(outside, v)
+			}
+		}
+		for _, f := range ar.Files {
+			version, variant, _ := strings.Cut(f.Name, "/")
+			e := &Envelope{
+				Terminal: terminal, Version: version, Variant: variant,
+				// txtar ends every file with a newline; the terminals' texts mostly do not.
+				Text:      strings.TrimSuffix(string(f.Data), "\n"),
+				LoginOnly: slices.Contains(loginOnly, f.Name),
+			}
+			if err := e.compile(outside); err != nil {
+				return nil, fmt.Errorf("envelope %s %s: %w", terminal, f.Name, err)
+			}
+			all = append(all, e)
+		}
+	}
+	return all, nil
+}
+
+// compile parses the template, finds its slots and works out its plan.
+func (e *Envelope) compile(outside []string) error {
+	f, err := parse(e.Text)
+	if err != nil {
+		return err
+	}
+	e.file = f
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Lit:
+			e.addSlot(n.Value, n)
+		case *syntax.SglQuoted:
+			e.addSlot(n.Value, n)
+		}
+		return true
+	})
+	slices.SortFunc(e.slots, func(a, b tslot) int { return a.start - b.start })
+	n := 0
+	for _, s := range e.slots {
+		if s.kind == markCommand {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("template: %d command slots, want 1", n)
+	}
+	e.plan, err = planOf(e, outside)
+	return err
+}
+
+func (e *Envelope) addSlot(value string, n syntax.Node) {
+	switch value {
+	case markWord, markPaths, markSelf, markCommand:
+		e.slots = append(e.slots, tslot{value, int(n.Pos().Offset()), int(n.End().Offset())})
+	}
+}
+
+// Context is what a match needs to know besides the text.
+type Context struct {
+	Login bool // bash's -l option was given
+	// IsSelf tells whether an absolute path resolves to this binary (and is not the stub).
+	IsSelf func(path string) bool
+}
+
+// Match is an input found to be one of a terminal's envelopes.
+type Match struct {
+	Envelope *Envelope
+	// Command is the model's command, to be judged as a whole input.
+	Command string
+
+	src      string
+	bindings []binding // in source order, one per template slot
+}
+
+// MatchEnvelope finds which of terminal's envelopes src is, with the model's command in its
+// slot; nil when it is none of them (or the input cannot be parsed safely).
+func MatchEnvelope(terminal, src string, ctx Context) *Match {
+	list := Envelopes(terminal)
+	if len(list) == 0 || !trustedForEnvelope(src) {
+		return nil
+	}
+	f, err := parse(src)
+	if err != nil {
+		return nil
+	}
+	for _, e := range list {
+		if e.LoginOnly && !ctx.Login {
+			continue
+		}
+		if m := e.match(f, src, ctx); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// trustedForEnvelope rejects input where mvdan and bash may disagree on where a statement
+// ends (SPEC 3's untrusted forms, and comments or here-document delimiters that Analyze must
+// correct): such a string is judged as before, never as an envelope.
+func trustedForEnvelope(src string) bool {
+	if strings.IndexByte(src, '\r') >= 0 || strings.Contains(src, "!(") || len(commentGuesses(src)) > 0 {
+		return false
+	}
+	if strings.Contains(src, "<<") {
+		if _, spans := requoteDelimiters(src); len(spans) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Head is the start of an unmatched string for the audit: at most n bytes, cut at a rune
+// boundary (the audit cleans and bounds it again).
+func Head(src string, n int) string {
+	if len(src) <= n {
+		return src
+	}
+	for n > 0 && n < len(src) && src[n]&0xC0 == 0x80 {
+		n--
+	}
+	return src[:n]
+}
