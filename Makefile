@@ -3,7 +3,7 @@ GO       ?= go
 BIN      ?= bin
 FUZZTIME ?= 10s
 
-.PHONY: build test deps lint fuzz bench demo tidy-check
+.PHONY: build test deps lint fuzz bench demo tidy-check harness-deps harness-check harness-capture
 
 # spear-shell and, beside it, spear-shell-schema (the only binary that links the JSON Schema library).
 build:
@@ -42,3 +42,25 @@ demo: build
 
 tidy-check:
 	$(GO) mod tidy -diff
+
+# The real agent terminals (testdata/harness/package.json pins them), installed once into a cache.
+HARNESS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/spear-harness
+
+harness-deps:
+	@mkdir -p $(HARNESS_CACHE)
+	@cmp -s testdata/harness/package.json $(HARNESS_CACHE)/installed.json || { \
+		echo "installing the pinned agent terminals into $(HARNESS_CACHE)"; \
+		cp testdata/harness/package.json $(HARNESS_CACHE)/package.json && \
+		npm install --prefix $(HARNESS_CACHE) --no-audit --no-fund --no-package-lock --loglevel=error && \
+		cp testdata/harness/package.json $(HARNESS_CACHE)/installed.json; }
+
+# Each terminal driven through a scripted fake model API with spear-shell as its shell
+# (docs/harnesses.md), in both isolation modes; one line per terminal and mode.
+harness-check: build harness-deps
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./testdata/demo/spear-demo-notes
+	$(GO) run ./testdata/harness/check -bin $(BIN) -cli $(HARNESS_CACHE)
+
+# Re-record the envelope texts each terminal sends (testdata/harness/captured) with a recorder shell.
+harness-capture: build harness-deps
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./testdata/demo/spear-demo-notes
+	$(GO) run ./testdata/harness/check -bin $(BIN) -cli $(HARNESS_CACHE) -capture testdata/harness/captured

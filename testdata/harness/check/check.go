@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// checkAll runs every terminal with plain bash (the oracle for forwarded steps), then with
+// spear-shell in each isolation mode, and prints one line per terminal and mode.
+func checkAll(o options) int {
+	shell := filepath.Join(o.bin, "spear-shell")
+	bad := 0
+	for _, t := range o.terminals {
+		base, err := runOnce(o, t, "/bin/bash", "bash", "none")
+		if err != nil {
+			fmt.Printf("%-15s %-13s bash run failed: %v\n", t.name, t.version, err)
+			bad++
+			continue
+		}
+		for _, mode := range o.isolation {
+			res, err := runOnce(o, t, shell, "spear-"+mode, mode)
+			if err != nil {
+				fmt.Printf("%-15s %-13s %-5s run failed: %v\n", t.name, t.version, mode, err)
+				bad++
+				continue
+			}
+			ok, faults := judge(res, base, t.twoPipes)
+			fmt.Printf("%-15s %-13s %-5s %2d/%d steps as expected  %5.1fs\n", t.name, t.version, mode, ok, len(steps), res.elapsed.Seconds())
+			for _, f := range faults {
+				fmt.Println("    " + f)
+			}
+			if o.verbose {
+				printSteps(res)
+			}
+			if ok != len(steps) {
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		return 1
+	}
+	return 0
+}
+
+// A result is one run's steps as handed back to the model, with the audit records of each.
+type result struct {
+	run     *run
+	outs    []string
+	codes   []int
+	audit   [][]auditRecord
+	elapsed time.Duration
+}
+
+func runOnce(o options, t *terminal, target, label, mode string) (*result, error) {
+	dir := filepath.Join(o.work, t.name+"-"+label)
+	r, err := newRun(dir, o.cli, o.bin, target, mode, t)
+	if err != nil {
+		return nil, err
+	}
+	tt := drive(r, t, scriptOf(steps), nil)
+	if tt.err != nil {
+		return nil, tt.err
+	}
+	res := &result{run: r, elapsed: tt.elapsed, outs: make([]string, len(steps)), codes: make([]int, len(steps)),
+		audit: make([][]auditRecord, len(steps))}
+	for _, rec := range tt.records {
+		out, code := t.result(rec)
+		res.outs[rec.Step] = strings.ReplaceAll(out, r.dir, "$RUN")
+		res.codes[rec.Step] = code
+	}
+	for n := range steps {
+		end := tt.auditEnd
+		if n+1 < len(steps) {
+			end = tt.auditAt[n+1]
+		}
+		if res.audit[n], err = auditBetween(r.audit, tt.auditAt[n], end); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// judge counts the steps as expected and describes the others.
+func judge(res, base *result, twoPipes bool) (int, []string) {
+	ok := 0
+	var faults []string
+	for n, st := range steps {
+		var f string
+		if st.answered {
+			f = judgeAnswered(st, res.outs[n], res.codes[n], res.audit[n])
+		} else {
+			out, bashOut := res.outs[n], base.outs[n]
+			if twoPipes {
+				out, bashOut = sortedLines(out), sortedLines(bashOut)
+			}
+			f = judgeForwarded(out, res.codes[n], bashOut, base.codes[n], res.audit[n])
+		}
+		if f == "" {
+			ok++
+			continue
+		}
+		faults = append(faults, fmt.Sprintf("step %d (%s): %s", n, st.name, f))
+	}
+	return ok, faults
+}
+
+func printSteps(res *result) {
+	for n, st := range steps {
+		fmt.Fprintf(os.Stdout, "    %2d %-18s exit %-3d %s\n", n, st.name, res.codes[n], brief(res.outs[n]))
+	}
+}
+
+func sortedLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "")
+}

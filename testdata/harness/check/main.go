@@ -1,0 +1,92 @@
+// Command check drives the real agent terminals (Claude Code, Codex CLI, Gemini CLI, as pinned in
+// terminals.go and installed by `make harness-check`) and mini-swe-agent's protocol through one
+// scripted turn each, with spear-shell set up as their shell the way docs/harnesses.md says, and
+// checks what each terminal handed back to the model and what the audit trail recorded, in each
+// isolation mode. It prints one line per terminal and mode, and every step not as expected.
+//
+// With -capture DIR it runs each terminal with a recorder shell instead and writes every shell
+// call the terminal made to DIR/<terminal>-<version>.txt: the envelope texts of testdata/harness/captured.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	os.Exit(mainCode(os.Args[1:]))
+}
+
+type options struct {
+	bin, cli, work string
+	terminals      []*terminal
+	isolation      []string
+	capture        string
+	verbose        bool
+}
+
+func mainCode(args []string) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	bin := fs.String("bin", "bin", "directory holding spear-shell and spear-demo-notes")
+	cli := fs.String("cli", "", "npm prefix holding the pinned terminals (node_modules/...)")
+	work := fs.String("work", "", "directory for the runs (emptied first); default CLI/runs")
+	only := fs.String("terminals", "", "comma-separated terminal names (default: all)")
+	iso := fs.String("isolation", "none,bwrap", "comma-separated SPEAR_ISOLATION modes")
+	capture := fs.String("capture", "", "write the captured shell calls to this directory instead of checking")
+	verbose := fs.Bool("v", false, "print every step")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	o := options{capture: *capture, verbose: *verbose, isolation: strings.Split(*iso, ",")}
+	var err error
+	for _, p := range []struct {
+		dst *string
+		val string
+	}{{&o.bin, *bin}, {&o.cli, *cli}} {
+		if *p.dst, err = filepath.Abs(p.val); err != nil || p.val == "" {
+			fmt.Fprintln(os.Stderr, "check: -bin and -cli must name directories")
+			return 2
+		}
+	}
+	o.work = *work
+	if o.work == "" {
+		o.work = filepath.Join(o.cli, "runs")
+	}
+	if o.work, err = filepath.Abs(o.work); err != nil {
+		fmt.Fprintf(os.Stderr, "check: %v\n", err)
+		return 2
+	}
+	for _, t := range terminals {
+		if *only == "" || contains(strings.Split(*only, ","), t.name) {
+			o.terminals = append(o.terminals, t)
+		}
+	}
+	if len(o.terminals) == 0 {
+		fmt.Fprintf(os.Stderr, "check: no terminal named in %q\n", *only)
+		return 2
+	}
+	if err := installedVersions(o.cli, o.terminals); err != nil {
+		fmt.Fprintf(os.Stderr, "check: %v\n", err)
+		return 1
+	}
+	if err := os.RemoveAll(o.work); err != nil {
+		fmt.Fprintf(os.Stderr, "check: %v\n", err)
+		return 1
+	}
+	if o.capture != "" {
+		return captureAll(o)
+	}
+	return checkAll(o)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.TrimSpace(x) == s {
+			return true
+		}
+	}
+	return false
+}

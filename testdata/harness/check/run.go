@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// systemPath is the PATH every terminal starts with: the fixed system one.
+const systemPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// A run is one terminal's turn in its own directory: a home, the demo's projects with the
+// workspace inside one of them, a SPEAR_HOME registering the demo provider, the manifest, and
+// shell/bash, the shell the terminal is given.
+type run struct {
+	dir       string
+	cli       string // npm prefix holding the pinned terminals
+	home      string
+	work      string // the workspace and the terminal's working directory
+	shell     string // <dir>/shell/bash
+	spearHome string
+	manifest  string
+	audit     string
+	isolation string // SPEAR_ISOLATION
+}
+
+// newRun lays out dir for term. target is what shell/bash links to (spear-shell, /bin/bash
+// or a recorder); bin holds spear-shell and the demo provider.
+func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, error) {
+	r := &run{dir: dir, cli: cli, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "webapp"),
+		shell: filepath.Join(dir, "shell", "bash"), spearHome: filepath.Join(dir, "spear"),
+		manifest: filepath.Join(dir, "turn.json"), audit: filepath.Join(dir, "audit.jsonl"), isolation: isolation}
+	for _, d := range []string{r.home, filepath.Join(r.work, "sub"), filepath.Dir(r.shell), r.spearHome} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Symlink(target, r.shell); err != nil {
+		return nil, err
+	}
+	files := map[string]string{
+		filepath.Join(r.work, "README.md"): "# webapp\n",
+		filepath.Join(r.spearHome, "projects.json"): fmt.Sprintf(
+			`{"projects": [{"name": "webapp", "root": %q, "families": ["docs"]}]}`, r.work),
+		filepath.Join(r.spearHome, "capabilities.json"): fmt.Sprintf(`{"providers": [
+  {"id": "notes", "command": [%q, "notes"], "scope": "family docs",
+   "read": ["search_notes", "get_note"], "write": "refuse", "timeout": 10}
+]}`, filepath.Join(bin, "spear-demo-notes")),
+	}
+	manifest := map[string]any{"turn": "harness-" + term.name + "-" + isolation, "session": "harness",
+		"task": "implementation", "workspace": r.work, "audit": r.audit}
+	if term.pkg != "" {
+		manifest["terminal"] = term.name
+	}
+	data, _ := json.Marshal(manifest)
+	files[r.manifest] = string(data)
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// env is the terminal's environment: a clean one, as a deployment would start it.
+func (r *run) env() []string {
+	return []string{
+		"PATH=" + systemPath,
+		"HOME=" + r.home,
+		"USER=root", "LOGNAME=root",
+		"LANG=C.UTF-8",
+		"TERM=dumb",
+		"SPEAR_HOME=" + r.spearHome,
+		"SPEAR_TURN_MANIFEST=" + r.manifest,
+		"SPEAR_ISOLATION=" + r.isolation,
+	}
+}
+
+// withPath puts dir first on env's PATH.
+func withPath(env []string, dir string) []string {
+	for i, kv := range env {
+		if rest, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + dir + ":" + rest
+		}
+	}
+	return env
+}

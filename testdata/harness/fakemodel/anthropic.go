@@ -1,0 +1,113 @@
+package fakemodel
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// The Anthropic Messages API as Claude Code calls it (ANTHROPIC_BASE_URL): its shell tool is Bash.
+const anthropicShellTool = "Bash"
+
+type anthropicRequest struct {
+	Model  string `json:"model"`
+	Stream bool   `json:"stream"`
+	Tools  []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+}
+
+type anthropicBlock struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+func (m *Model) anthropic(w http.ResponseWriter, body []byte) {
+	var req anthropicRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, "fakemodel: anthropic: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	hasShell := false
+	for _, t := range req.Tools {
+		hasShell = hasShell || t.Name == anthropicShellTool
+	}
+	answered := 0
+	for _, msg := range req.Messages {
+		var blocks []anthropicBlock
+		if json.Unmarshal(msg.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type != "tool_result" || stepOf(b.ToolUseID) < 0 {
+				continue
+			}
+			answered++
+			m.record("anthropic", b.ToolUseID, anthropicText(b.Content), b.IsError)
+		}
+	}
+	var content []map[string]any
+	stop := "end_turn"
+	if cmd, ok := m.next(answered, hasShell); ok {
+		input, _ := json.Marshal(map[string]string{"command": cmd, "description": "scripted step"})
+		content = []map[string]any{{"type": "tool_use", "id": callID("toolu", answered), "name": anthropicShellTool, "input": json.RawMessage(input)}}
+		stop = "tool_use"
+	} else {
+		content = []map[string]any{{"type": "text", "text": "done"}}
+	}
+	usage := map[string]int{"input_tokens": 10, "output_tokens": 10}
+	msg := map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": req.Model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}
+	if !req.Stream {
+		msg["content"], msg["stop_reason"] = content, stop
+		writeJSON(w, msg)
+		return
+	}
+	startSSE(w)
+	sse(w, "message_start", map[string]any{"type": "message_start", "message": msg})
+	for i, c := range content {
+		if c["type"] == "tool_use" {
+			input := c["input"].(json.RawMessage)
+			sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "tool_use", "id": c["id"], "name": c["name"], "input": map[string]any{}}})
+			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+		} else {
+			sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i,
+				"content_block": map[string]any{"type": "text", "text": ""}})
+			sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+				"delta": map[string]any{"type": "text_delta", "text": c["text"]}})
+		}
+		sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
+	sse(w, "message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 10}})
+	sse(w, "message_stop", map[string]any{"type": "message_stop"})
+}
+
+// anthropicText flattens a tool_result's content (a string or text blocks).
+func anthropicText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
