@@ -374,7 +374,7 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) sta
 		l := p.cfg.Launch(e.reg.Home, e.s.Getenv)
 		sctx, cancel := context.WithTimeout(ctx, timeout)
 		c, err := mcpstdio.Start(sctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
-			mcpstdio.Options{ClientName: "spear-shell", ClientVersion: Version})
+			mcpstdio.Options{ClientName: "spear-shell", ClientVersion: Version, MaxMessage: p.cfg.MaxMessage})
 		cancel()
 		if err != nil {
 			r.stage, r.err, r.took = "start", err, time.Since(began)
@@ -429,7 +429,10 @@ func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c *mcpstdio
 func failReason(err error) string {
 	var ve *mcpstdio.VersionError
 	var re *mcpstdio.RPCError
+	var tl *mcpstdio.TooLargeError
 	switch {
+	case errors.As(err, &tl):
+		return fmt.Sprintf("it sent a message of %d bytes, over its limit of %d bytes (max_message)", tl.Size, tl.Limit)
 	case errors.As(err, &ve):
 		return fmt.Sprintf("it speaks protocol version %q, not %s", shown(ve.Offered, 40), mcpstdio.ProtocolVersion)
 	case errors.Is(err, mcpstdio.ErrVersion):

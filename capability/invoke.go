@@ -117,6 +117,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	outcome := audit.Event{Name: audit.EventInvoked, Provider: p.cfg.ID, Capability: tl.id, Class: tl.class,
 		AuditID: auditID, Duration: took, Fields: map[string]any{"phase": "outcome"}}
 	var rpc *mcpstdio.RPCError
+	var tooLarge *mcpstdio.TooLargeError
 	var body, code, reason string
 	switch {
 	case ctx.Err() != nil:
@@ -130,6 +131,12 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		code = CodeToolError
 		body = clean(fmt.Sprintf("JSON-RPC error %d: %s", rpc.Code, rpc.Message))
 		reason = fmt.Sprintf("%s answered with a JSON-RPC error (%d)", tl.id, rpc.Code)
+	case errors.As(err, &tooLarge) && !errors.Is(err, mcpstdio.ErrProtocol):
+		// Read through and discarded by the client: the provider stays (SPEC 6).
+		code = CodeToolError
+		reason = fmt.Sprintf("%s: the result (%d bytes) was larger than the limit of %d bytes (max_message) and was discarded",
+			tl.id, tooLarge.Size, tooLarge.Limit)
+		body = reason
 	case err != nil:
 		code = CodeUnavailable
 		if errors.Is(err, mcpstdio.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {

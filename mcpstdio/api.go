@@ -10,9 +10,10 @@
 //   - a notification (a "method" without id) is discarded;
 //   - unknown fields are ignored.
 //
-// A line over the size limit, a line that is not JSON-RPC 2.0, end of file while a request
-// waits, a deadline or a cancelled context leave the client unusable: later requests fail
-// with ErrClosed. Nothing is ever sent twice. A Client must be closed.
+// A line over the size limit is read through and discarded: when it answers a tools/call,
+// that call fails with a *TooLargeError and the client stays usable. Any other line over the
+// limit, a line that is not JSON-RPC 2.0, end of file while a request waits, a deadline or a
+// cancelled context leave the client unusable: later requests fail with ErrClosed. Nothing is ever sent twice. A Client must be closed.
 package mcpstdio
 
 import (
@@ -26,7 +27,7 @@ const ProtocolVersion = "2025-06-18"
 
 // Defaults for the zero values of Options.
 const (
-	DefaultMaxMessage = 8 << 20
+	DefaultMaxMessage = 64 << 20
 	DefaultMaxPages   = 1000
 	DefaultMaxTools   = 10000
 	DefaultStderrTail = 64 << 10
@@ -61,7 +62,7 @@ type Command struct {
 // Options bound the client. Zero values mean the defaults above.
 type Options struct {
 	ClientName, ClientVersion string // sent in initialize's clientInfo
-	MaxMessage                int    // bytes per message; 0 means 8 MiB
+	MaxMessage                int    // bytes per message; 0 means 64 MiB
 	MaxPages                  int    // tools/list pages; 0 means 1000
 	MaxTools                  int    // tools in all pages; 0 means 10000
 	StderrTail                int    // bytes of stderr kept; 0 means 64 KiB

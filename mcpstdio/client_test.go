@@ -341,7 +341,6 @@ func TestCallFaults(t *testing.T) {
 		{"crash-call", 5 * time.Second, isProtocol(StageCall, "unexpected EOF"), "boom mid-call"},
 		{"hang-call", 300 * time.Millisecond, isTimeout(StageCall), `cancelled {"reason":"timeout","requestId":2}`},
 		{"garbage", 5 * time.Second, isProtocol(StageCall, `not a JSON-RPC message: "this is not JSON-RPC"`), ""},
-		{"oversize", 5 * time.Second, isProtocol(StageCall, "message exceeds 8388608 bytes"), ""},
 		{"bad-jsonrpc", 5 * time.Second, isProtocol(StageCall, "not a JSON-RPC 2.0 message"), ""},
 		{"both-result-error", 5 * time.Second, isProtocol(StageCall, "exactly one of result and error"), ""},
 		{"unknown-id", 5 * time.Second, isProtocol(StageCall, "unknown id \"999\""), ""},

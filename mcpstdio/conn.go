@@ -29,7 +29,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	nextID  int64
-	pending map[int64]chan response
+	pending map[int64]waiter
 	broken  error // why the client is unusable; nil while usable
 
 	dead    chan struct{} // closed when the reader stops; readErr says why
@@ -51,8 +51,15 @@ type Client struct {
 }
 
 type response struct {
-	result json.RawMessage
-	err    *RPCError
+	result   json.RawMessage
+	err      *RPCError
+	tooLarge *TooLargeError // a tools/call result over the limit, read through and discarded
+}
+
+// waiter is a request waiting for its response.
+type waiter struct {
+	ch     chan response
+	method string
 }
 
 type outRequest struct {
@@ -98,7 +105,7 @@ func (c *Client) request(ctx context.Context, stage, method string, params any) 
 		return nil, fmt.Errorf("%s: encode request: %w", stage, err)
 	}
 	ch := make(chan response, 1)
-	c.pending[id] = ch
+	c.pending[id] = waiter{ch: ch, method: method}
 	c.mu.Unlock()
 
 	if err := c.write(ctx, append(line, '\n')); err != nil {
@@ -151,8 +158,11 @@ func (c *Client) request(ctx context.Context, stage, method string, params any) 
 }
 
 func (r response) unpack(stage string) (json.RawMessage, error) {
-	if r.err != nil {
+	switch {
+	case r.err != nil:
 		return nil, fmt.Errorf("%s: %w", stage, r.err)
+	case r.tooLarge != nil:
+		return nil, fmt.Errorf("%s: %w", stage, r.tooLarge)
 	}
 	return r.result, nil
 }
@@ -243,8 +253,12 @@ func (c *Client) readLoop() {
 	lr := newLineReader(c.stdout, c.opts.MaxMessage, 64<<10)
 	for {
 		line, owned, err := lr.next()
-		if err == nil {
+		var over *oversized
+		switch {
+		case err == nil:
 			err = c.dispatch(line, owned)
+		case errors.As(err, &over):
+			err = c.oversizedMessage(over)
 		}
 		if err != nil {
 			c.readErr = err
@@ -329,13 +343,13 @@ func (c *Client) dispatch(line []byte, owned bool) error {
 		return fmt.Errorf("response to unknown id %s", snippet(id))
 	}
 	c.mu.Lock()
-	ch, ok := c.pending[n]
+	w, ok := c.pending[n]
 	delete(c.pending, n)
 	c.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("response to unknown id %s", snippet(id))
 	}
-	ch <- r
+	w.ch <- r
 	return nil
 }
 

@@ -194,6 +194,9 @@ func (f *fake) list(m fakeMsg) {
 		total, size = 5000, 7
 	case "list-changed":
 		f.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+	case "big-list":
+		f.result(m.ID, map[string]any{"tools": []any{map[string]any{"name": "t", "description": strings.Repeat("d", 2<<20)}}})
+		return
 	}
 	start := 0
 	if p.Cursor != "" {
@@ -220,6 +223,14 @@ func fakeTool(name string) map[string]any {
 	}
 }
 
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
 func text(s string) map[string]any {
 	return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}}
 }
@@ -238,9 +249,6 @@ func (f *fake) call(m fakeMsg) {
 		return
 	case "garbage":
 		f.raw("this is not JSON-RPC")
-		return
-	case "oversize":
-		f.result(m.ID, text(strings.Repeat("a", 9<<20)))
 		return
 	case "notify10k":
 		for i := range 10000 {
@@ -279,6 +287,24 @@ func (f *fake) call(m fakeMsg) {
 		time.Sleep(50 * time.Millisecond)
 		msg, _ := p.Arguments["message"].(string)
 		f.result(m.ID, text(msg))
+	case "big": // 2 MiB of text, "result" before "id" as the TypeScript SDK writes it
+		f.raw(`{"result":` + mustJSON(text(strings.Repeat("a", 2<<20))) + `,"jsonrpc":"2.0","id":` + string(m.ID) + `}`)
+	case "big-id-first":
+		f.result(m.ID, map[string]any{"structuredContent": map[string]any{"id": 999, "text": strings.Repeat("[{\"", 1<<19)}, "content": []any{}})
+	case "big-error": // a JSON-RPC error answer over the limit
+		f.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32000, "message": strings.Repeat("e", 2<<20)}})
+	case "big-notify": // a notification over the limit, then the answer
+		f.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"data": strings.Repeat("n", 2<<20)}})
+		f.result(m.ID, text("late"))
+	case "big-unknown": // a response over the limit to a request never made
+		f.result(json.RawMessage("999"), text(strings.Repeat("u", 2<<20)))
+	case "big-request": // a server request over the limit
+		f.raw(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"method":"sampling/createMessage","params":` + mustJSON(text(strings.Repeat("r", 2<<20))) + `}`)
+	case "big-unended": // a message over the limit that never ends
+		f.mu.Lock()
+		f.out.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20))
+		f.out.Flush()
+		f.mu.Unlock()
 	case "content":
 		f.raw(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"x-extra":1,"result":` + allContent + `}`)
 	case "iserror":

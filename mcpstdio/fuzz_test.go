@@ -3,8 +3,8 @@ package mcpstdio
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
-	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -41,7 +41,7 @@ func FuzzDispatch(f *testing.F) {
 			stdin:   devNull, // answers to server requests go nowhere
 			wsem:    make(chan struct{}, 1),
 			closing: make(chan struct{}),
-			pending: map[int64]chan response{1: ch},
+			pending: map[int64]waiter{1: {ch: ch, method: "tools/call"}},
 		}
 		owned := len(line)%2 == 0 // either way, what is delivered must not change
 		err := c.dispatch(line, owned)
@@ -63,14 +63,16 @@ func FuzzDispatch(f *testing.F) {
 }
 
 // FuzzReadLine checks the line reader against splitting the input at line breaks: the same
-// lines, each without its break and one '\r' before it, up to the first that exceeds the
-// limit (an error, finished or not) or the end of the input (errEOF, an unfinished line dropped).
+// lines, each without its break and one '\r' before it; a line over the limit is read through
+// and reported as oversized with its size, and reading goes on after it; at the end of the
+// input, errEOF (an unfinished line dropped, whatever its size).
 func FuzzReadLine(f *testing.F) {
 	f.Add([]byte("a\nbb\r\nccc\n"), 2, 4)
 	f.Add([]byte("no newline"), 100, 16)
 	f.Add([]byte("\n\n\r\n\r\r\nx"), 1, 1)
 	f.Add(append(bytes.Repeat([]byte("x"), 70000), '\n'), 65536, 16)
 	f.Add(append(bytes.Repeat([]byte("y"), 70000), "\nz\n"...), 70000, 4096)
+	f.Add(append(bytes.Repeat([]byte("y"), 70000), "\nz\n"...), 1000, 4096)
 	f.Fuzz(func(t *testing.T, in []byte, max, size int) {
 		if max <= 0 || max > 1<<20 || size <= 0 || size > 1<<16 {
 			return
@@ -83,22 +85,19 @@ func FuzzReadLine(f *testing.F) {
 		for {
 			line, owned, err := lr.next()
 			i := bytes.IndexByte(rest, '\n')
+			var over *oversized
 			switch {
-			case i < 0 && len(rest) > max:
-				if err == nil || !strings.Contains(err.Error(), "exceeds") {
-					t.Fatalf("unfinished line of %d bytes over %d: %q, %v", len(rest), max, line, err)
-				}
-				return
 			case i < 0:
 				if err != errEOF {
 					t.Fatalf("at the end: %q, %v; want errEOF", line, err)
 				}
 				return
 			case i > max:
-				if err == nil || !strings.Contains(err.Error(), "exceeds") {
+				if !errors.As(err, &over) || over.Size != int64(i) || over.Limit != max || line != nil {
 					t.Fatalf("line of %d bytes over %d: %q, %v", i, max, line, err)
 				}
-				return
+				rest = rest[i+1:]
+				continue
 			case err != nil:
 				t.Fatalf("line %q: %v", rest[:i], err)
 			}

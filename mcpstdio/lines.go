@@ -54,7 +54,8 @@ func (lr *lineReader) release(parts [][]byte) {
 
 // next returns the next line without its line break (and a '\r' before it), never holding
 // more than max bytes of it plus one buffer. owned reports that the line is a slice of its
-// own, which the caller may keep.
+// own, which the caller may keep. A line over max is read through and discarded: the error is
+// then an *oversized saying what it was (skipLong).
 func (lr *lineReader) next() (line []byte, owned bool, err error) {
 	var parts [][]byte // earlier pieces of this line, in order
 	total := 0
@@ -63,11 +64,11 @@ func (lr *lineReader) next() (line []byte, owned bool, err error) {
 	}
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n'); i >= 0 {
+			if total+i > lr.max {
+				return nil, false, lr.skipLong(parts)
+			}
 			piece := lr.buf[lr.start : lr.start+i]
 			lr.start += i + 1
-			if total+len(piece) > lr.max {
-				return nil, false, fmt.Errorf("message exceeds %d bytes", lr.max)
-			}
 			if parts == nil {
 				return trimCR(piece), false, nil
 			}
@@ -80,7 +81,7 @@ func (lr *lineReader) next() (line []byte, owned bool, err error) {
 			return trimCR(line), true, nil
 		}
 		if total+lr.end-lr.start > lr.max {
-			return nil, false, fmt.Errorf("message exceeds %d bytes", lr.max)
+			return nil, false, lr.skipLong(parts)
 		}
 		if lr.err != nil {
 			if errors.Is(lr.err, io.EOF) {

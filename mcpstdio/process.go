@@ -86,7 +86,7 @@ func launch(cmd Command, opts Options) (*Client, error) {
 		stderr:     errR,
 		tail:       newTailBuffer(opts.StderrTail),
 		wsem:       make(chan struct{}, 1),
-		pending:    make(map[int64]chan response),
+		pending:    make(map[int64]waiter),
 		dead:       make(chan struct{}),
 		exited:     make(chan struct{}),
 		reapOK:     make(chan struct{}),

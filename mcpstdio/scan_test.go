@@ -109,10 +109,10 @@ func BenchmarkValid(b *testing.B) {
 func BenchmarkDispatchPage(b *testing.B) {
 	page := bigPage()
 	b.SetBytes(int64(len(page)))
-	c := &Client{opts: Options{MaxTools: DefaultMaxTools}, pending: map[int64]chan response{}}
+	c := &Client{opts: Options{MaxTools: DefaultMaxTools}, pending: map[int64]waiter{}}
 	for b.Loop() {
 		ch := make(chan response, 1)
-		c.pending[2] = ch
+		c.pending[2] = waiter{ch: ch, method: "tools/list"}
 		if err := c.dispatch(page, true); err != nil {
 			b.Fatal(err)
 		}

@@ -103,6 +103,9 @@ type Provider struct {
 	Write   string // "refuse", "confirm", "allow"
 	Enabled bool
 	Timeout time.Duration
+
+	// MaxMessage is the largest message, in bytes, accepted from the server (max_message).
+	MaxMessage int
 }
 
 // Task classes, passes, runtimes, permission modes and write policies.
@@ -143,7 +146,10 @@ const (
 	DefaultApproverTimeout = 120 * time.Second
 	MaxTimeout             = time.Hour // provider timeout and approver_timeout
 	MinTimeout             = time.Millisecond
-	MaxConfigBytes         = 4 << 20 // projects.json, capabilities.json
+	DefaultMaxMessage      = 64 << 20 // a provider's max_message (SPEC 6)
+	MaxMaxMessage          = 1 << 30
+	MinMaxMessage          = 64 << 10 // below this even a modest tools/list cannot arrive
+	MaxConfigBytes         = 4 << 20  // projects.json, capabilities.json
 	MaxManifestBytes       = 1 << 20
 )
 

@@ -60,6 +60,8 @@ func FuzzLoadCapabilities(f *testing.F) {
 				t.Fatalf("%s: command %q", p.ID, p.Command)
 			case p.Timeout < MinTimeout || p.Timeout > MaxTimeout:
 				t.Fatalf("%s: timeout %v", p.ID, p.Timeout)
+			case p.MaxMessage < MinMaxMessage || p.MaxMessage > MaxMaxMessage:
+				t.Fatalf("%s: max_message %d", p.ID, p.MaxMessage)
 			case p.Write != WriteRefuse && p.Write != WriteConfirm && p.Write != WriteAllow:
 				t.Fatalf("%s: write %q", p.ID, p.Write)
 			case len(p.Tasks) == 0:

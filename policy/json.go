@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -152,6 +153,25 @@ func asSeconds(raw json.RawMessage) (time.Duration, string) {
 		return 0, fmt.Sprintf("must be at least %g seconds", MinTimeout.Seconds())
 	}
 	return d, ""
+}
+
+// asBytes decodes a whole number of bytes within [lo, hi].
+func asBytes(raw json.RawMessage, lo, hi int) (int, string) {
+	if jsonKind(raw) != "number" {
+		return 0, wrongType("a whole number of bytes", raw)
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Sprintf("must be at most %d bytes", hi)
+	case err != nil:
+		return 0, "must be a whole number of bytes, written without a fraction or exponent"
+	case n < int64(lo):
+		return 0, fmt.Sprintf("must be at least %d bytes", lo)
+	case n > int64(hi):
+		return 0, fmt.Sprintf("must be at most %d bytes", hi)
+	}
+	return int(n), ""
 }
 
 // hasNUL reports a string no exec argument or environment entry can carry.

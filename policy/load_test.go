@@ -119,6 +119,14 @@ var providerEntryTests = []struct {
 	{`{"id": "x", ` + cmd + `, "timeout": 3601}`, `provider "x"`, "timeout", "at most"},
 	{`{"id": "x", ` + cmd + `, "timeout": 1e400}`, `provider "x"`, "timeout", "finite"},
 	{`{"id": "x", ` + cmd + `, "timeout": 1e-9}`, `provider "x"`, "timeout", "at least"},
+	{`{"id": "x", ` + cmd + `, "max_message": "64MiB"}`, `provider "x"`, "max_message", "whole number of bytes, not string"},
+	{`{"id": "x", ` + cmd + `, "max_message": 1.5e6}`, `provider "x"`, "max_message", "without a fraction or exponent"},
+	{`{"id": "x", ` + cmd + `, "max_message": 1000000.0}`, `provider "x"`, "max_message", "without a fraction or exponent"},
+	{`{"id": "x", ` + cmd + `, "max_message": 0}`, `provider "x"`, "max_message", "at least 65536 bytes"},
+	{`{"id": "x", ` + cmd + `, "max_message": -1}`, `provider "x"`, "max_message", "at least 65536 bytes"},
+	{`{"id": "x", ` + cmd + `, "max_message": 1073741825}`, `provider "x"`, "max_message", "at most 1073741824 bytes"},
+	{`{"id": "x", ` + cmd + `, "max_message": 99999999999999999999}`, `provider "x"`, "max_message", "at most 1073741824 bytes"},
+	{`{"id": "x", ` + cmd + `, "max_message": null}`, `provider "x"`, "max_message", "not null"},
 	{`{"id": "x", ` + cmd + `, "colour": "red"}`, `provider "x"`, "colour", "unknown key"},
 	{`{"id": "x", ` + cmd + `, "ID": "y"}`, `provider "x"`, "ID", "unknown key"},
 	{`{"id": "x", ` + cmd + `, "Scope": "global"}`, `provider "x"`, "Scope", "unknown key"},
@@ -193,8 +201,9 @@ func TestProviderValid(t *testing.T) {
 		{"id": "min", "command": ["@T@/bin/fake-mcp"]},
 		{"id": "full", "command": ["@T@/bin/fake-mcp", "--flag", "$HOME"], "scope": "corpus a,  b",
 		 "tasks": ["general"], "env": {"TOKEN": "abc", "PATH": "/opt/bin"}, "read": ["search", "get.issue"],
-		 "write": "confirm", "enabled": false, "timeout": 0.25},
-		{"id": "a-` + strings.Repeat("x", 61) + `", "command": ["/bin/../bin/sh"], "scope": "path /src/a b", "timeout": 3600, "read": [], "env": {}}
+		 "write": "confirm", "enabled": false, "timeout": 0.25, "max_message": 65536},
+		{"id": "a-` + strings.Repeat("x", 61) + `", "command": ["/bin/../bin/sh"], "scope": "path /src/a b", "timeout": 3600, "read": [], "env": {},
+		 "max_message": 1073741824}
 	]}`
 	reg, err := f.load(t, noProjects, caps)
 	if err != nil {
@@ -205,12 +214,14 @@ func TestProviderValid(t *testing.T) {
 	}
 	bin := filepath.Join(f.dir, "bin", "fake-mcp")
 	want := []Provider{
-		{ID: "min", Command: []string{bin}, Tasks: []string{"implementation", "mixed"}, Write: "refuse", Enabled: true, Timeout: 30 * time.Second},
+		{ID: "min", Command: []string{bin}, Tasks: []string{"implementation", "mixed"}, Write: "refuse", Enabled: true, Timeout: 30 * time.Second,
+			MaxMessage: 64 << 20},
 		{ID: "full", Command: []string{bin, "--flag", "$HOME"}, Scope: Scope{Kind: "corpus", Names: []string{"a", "b"}},
 			Tasks: []string{"general"}, Env: map[string]string{"TOKEN": "abc", "PATH": "/opt/bin"}, Read: []string{"search", "get.issue"},
-			Write: "confirm", Enabled: false, Timeout: 250 * time.Millisecond},
+			Write: "confirm", Enabled: false, Timeout: 250 * time.Millisecond, MaxMessage: 64 << 10},
 		{ID: "a-" + strings.Repeat("x", 61), Command: []string{"/bin/sh"}, Scope: Scope{Kind: "path", Path: "/src/a b"},
-			Tasks: []string{"implementation", "mixed"}, Env: map[string]string{}, Read: []string{}, Write: "refuse", Enabled: true, Timeout: time.Hour},
+			Tasks: []string{"implementation", "mixed"}, Env: map[string]string{}, Read: []string{}, Write: "refuse", Enabled: true, Timeout: time.Hour,
+			MaxMessage: 1 << 30},
 	}
 	if !reflect.DeepEqual(reg.Providers, want) {
 		t.Errorf("providers\n got %#v\nwant %#v", reg.Providers, want)

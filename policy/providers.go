@@ -49,7 +49,7 @@ func parseProviders(file string, data []byte) providersResult {
 			continue
 		}
 		p := &provs[i]
-		p.Write, p.Enabled, p.Timeout = WriteRefuse, true, DefaultTimeout
+		p.Write, p.Enabled, p.Timeout, p.MaxMessage = WriteRefuse, true, DefaultTimeout, DefaultMaxMessage
 		p.Tasks = []string{TaskImplementation, TaskMixed}
 		seen := map[string]bool{}
 		for _, m := range members {
@@ -200,6 +200,13 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 			return
 		}
 		p.Timeout = d
+	case "max_message":
+		n, msg := asBytes(m.val, MinMaxMessage, MaxMaxMessage)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		p.MaxMessage = n
 	default:
 		e.bad(m.key, "unknown key")
 	}

@@ -48,14 +48,15 @@ type Behavior struct {
 	Content    json.RawMessage `json:"content"`    // content items sent verbatim (after Text)
 	Structured json.RawMessage `json:"structured"` // structuredContent
 	IsError    bool            `json:"isError"`
-	RPCError   *RPCError       `json:"rpcError"` // answer with a JSON-RPC error instead
-	SleepMS    int             `json:"sleepMs"`  // before answering
-	Crash      *int            `json:"crash"`    // exit with this code instead of answering
-	Env        string          `json:"env"`      // one text item: the value of this variable
-	Stderr     string          `json:"stderr"`   // written to stderr before answering
-	Hostile    bool            `json:"hostile"`  // text full of escapes, bidi controls and fake markers
-	BigText    int             `json:"bigText"`  // one text item of this many bytes
-	NoResult   bool            `json:"noResult"` // answer with a malformed result (protocol fault)
+	RPCError   *RPCError       `json:"rpcError"`  // answer with a JSON-RPC error instead
+	SleepMS    int             `json:"sleepMs"`   // before answering
+	Crash      *int            `json:"crash"`     // exit with this code instead of answering
+	Env        string          `json:"env"`       // one text item: the value of this variable
+	Stderr     string          `json:"stderr"`    // written to stderr before answering
+	Hostile    bool            `json:"hostile"`   // text full of escapes, bidi controls and fake markers
+	BigText    int             `json:"bigText"`   // one text item of this many bytes
+	BigNotify  int             `json:"bigNotify"` // first a notification carrying this many bytes
+	NoResult   bool            `json:"noResult"`  // answer with a malformed result (protocol fault)
 }
 
 // RPCError is a JSON-RPC error answer.
@@ -226,6 +227,10 @@ func call(b Behavior, args json.RawMessage, result func(any), rpcErr func(int64,
 	}
 	if b.Crash != nil {
 		return *b.Crash, true
+	}
+	if b.BigNotify > 0 {
+		send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message",
+			"params": map[string]any{"level": "info", "data": strings.Repeat("n", b.BigNotify)}})
 	}
 	if b.RPCError != nil {
 		rpcErr(b.RPCError.Code, b.RPCError.Message)
