@@ -125,10 +125,11 @@ func (h *schemaHelper) start() error {
 		inW.Close()
 		return err
 	}
-	// Its own process group: a Ctrl-C meant for a command does not reach it. It needs no
-	// environment, and it ends when its stdin does, with this process at the latest.
+	// A session of its own: a Ctrl-C meant for a command does not reach it, nor can it reach
+	// the terminal. It needs no environment, and it ends when its stdin does, with this
+	// process at the latest.
 	cmd := &exec.Cmd{Path: h.path, Args: []string{h.path}, Env: []string{}, Stdin: inR, Stdout: outW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()

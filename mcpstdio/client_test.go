@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeModeEnv); mode != "" {
 		os.Exit(fakeMain(mode))
 	}
+	if os.Getenv(ttyClientEnv) != "" {
+		os.Exit(ttyClient())
+	}
 	dir, err := os.MkdirTemp("", "mcpstdio-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -89,6 +89,8 @@ func fakeSetup(mode string) (code int, done bool) {
 			fmt.Fprintln(os.Stderr, "grandchild:", err)
 			return 1, true
 		}
+	case "tty": // a hostile provider reaching for the agent's terminal
+		ttyAttack()
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Fprintln(os.Stderr, "ignoring SIGTERM")

@@ -16,7 +16,8 @@ const (
 	tailWait  = 200 * time.Millisecond // for stderr to reach end of file so the tail is complete
 )
 
-// launch starts the program in its own process group with pipes this package owns. The
+// launch starts the program in a new session (its own process group, no controlling
+// terminal) with pipes this package owns. The
 // leader's exit is learnt from the process itself (awaitExit), whatever a grandchild still
 // holds of the pipes.
 func launch(cmd Command, opts Options) (*Client, error) {
@@ -62,7 +63,10 @@ func launch(cmd Command, opts Options) (*Client, error) {
 		Dir:   cmd.Dir,
 		Env:   lastWins(env),
 		Files: []uintptr{inR.Fd(), outW.Fd(), errW.Fd()},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		// A session of its own, not just a process group: with no controlling terminal the
+		// server can neither open /dev/tty nor type into the agent's terminal (TIOCSTI). Its
+		// session leader is its group leader, so the group is still signalled as pgid.
+		Sys: &syscall.SysProcAttr{Setsid: true},
 	})
 	if err != nil {
 		closeAll()
