@@ -40,6 +40,8 @@ type prov struct {
 	byName    map[string]*tool
 	down      string // non-empty: unavailable for the rest of the turn (what the turn is told)
 	listedSeq int    // the answer in which the tools were last listed
+
+	unusable []rejectedTool // listed but left out, that this offer may tell of (unusable.go)
 }
 
 // tool is one capability: a provider's tool whose definition passed the checks.
@@ -343,6 +345,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 		}
 		p.client = r.client
 		p.tools, p.byName = r.kept, r.byName
+		p.unusable = visibleRejected(p, r.rejected)
 		p.listedSeq = t.seq
 		for _, rj := range r.rejected {
 			sum := sha256.Sum256([]byte(rj.name + "\x00" + rj.reason))

@@ -87,6 +87,7 @@ func (e *turnEnv) render(a *answer, tools []*tool) {
 			a.out.WriteByte('\n')
 		}
 	}
+	e.renderUnusable(a)
 	for _, id := range e.order {
 		if p := e.provs[id]; p.down != "" {
 			a.printf("Provider %s is unavailable for the rest of this turn: %s.\n", id, p.down)
@@ -222,6 +223,9 @@ func (t *Turn) lookup(target string) (*tool, string, string) {
 	if tl == nil {
 		if _, pinned := e.pin(id, name); pinned && validToolName(name) {
 			return nil, CodeDefinitionChanged, fmt.Sprintf("%s: the tool is no longer listed by its provider", boundName(target))
+		}
+		if why := p.unusableReason(target, name); why != "" {
+			return nil, CodeUnknown, why
 		}
 		return nil, CodeUnknown, unknown
 	}
