@@ -59,6 +59,9 @@ func captureAll(o options) int {
 	}
 	failed := 0
 	for _, t := range o.terminals {
+		if t.variant != "" {
+			continue // a setting's form is captured with the defaults' (Codex's -lc before its snapshot)
+		}
 		for _, c := range capturesOf(t) {
 			if err := captureOne(o, t, c); err != nil {
 				fmt.Fprintf(os.Stderr, "check: capture %s: %v\n", c.file, err)

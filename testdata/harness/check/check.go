@@ -17,19 +17,19 @@ func checkAll(o options) int {
 	for _, t := range o.terminals {
 		base, err := runOnce(o, t, "/bin/bash", "bash", "none")
 		if err != nil {
-			fmt.Printf("%-15s %-13s bash run failed: %v\n", t.name, t.version, err)
+			fmt.Printf("%-44s bash run failed: %v\n", t.label(), err)
 			bad++
 			continue
 		}
 		for _, mode := range o.isolation {
 			res, err := runOnce(o, t, shell, "spear-"+mode, mode)
 			if err != nil {
-				fmt.Printf("%-15s %-13s %-5s run failed: %v\n", t.name, t.version, mode, err)
+				fmt.Printf("%-44s %-5s run failed: %v\n", t.label(), mode, err)
 				bad++
 				continue
 			}
 			ok, faults := judge(res, base, t.twoPipes)
-			fmt.Printf("%-15s %-13s %-5s %2d/%d steps as expected  %5.1fs\n", t.name, t.version, mode, ok, len(steps), res.elapsed.Seconds())
+			fmt.Printf("%-44s %-5s %2d/%d steps as expected  %5.1fs\n", t.label(), mode, ok, len(steps), res.elapsed.Seconds())
 			for _, f := range faults {
 				fmt.Println("    " + f)
 			}
@@ -57,7 +57,7 @@ type result struct {
 }
 
 func runOnce(o options, t *terminal, target, label, mode string) (*result, error) {
-	dir := filepath.Join(o.work, t.name+"-"+label)
+	dir := filepath.Join(o.work, t.dirName()+"-"+label)
 	r, err := newRun(dir, o.cli, o.bin, target, mode, t)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ type run struct {
 	manifest  string
 	audit     string
 	isolation string // SPEAR_ISOLATION
+	term      *terminal
 }
 
 // newRun lays out dir for term. target is what shell/bash links to (spear-shell, /bin/bash
@@ -31,7 +32,7 @@ type run struct {
 func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, error) {
 	r := &run{dir: dir, cli: cli, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "webapp"),
 		shell: filepath.Join(dir, "shell", "bash"), spearHome: filepath.Join(dir, "spear"),
-		manifest: filepath.Join(dir, "turn.json"), audit: filepath.Join(dir, "audit.jsonl"), isolation: isolation}
+		manifest: filepath.Join(dir, "turn.json"), audit: filepath.Join(dir, "audit.jsonl"), isolation: isolation, term: term}
 	for _, d := range []string{r.home, filepath.Join(r.work, "sub"), filepath.Dir(r.shell), r.spearHome} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err

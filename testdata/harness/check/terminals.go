@@ -16,6 +16,7 @@ import (
 // A terminal is one agent terminal as shipped, set up the way docs/harnesses.md says.
 type terminal struct {
 	name    string // the manifest's terminal key
+	variant string // a setting changed from the terminal's defaults, "" for none
 	pkg     string // npm package, "" when the protocol is replicated here
 	version string // the installed package's (see pinnedVersions), or the protocol's
 	// command starts one headless turn against the fake model at baseURL, with the shell at
@@ -33,8 +34,23 @@ const prompt = "Run the commands you are given, one per turn."
 var terminals = []*terminal{
 	{name: "claude-code", pkg: "@anthropic-ai/claude-code", command: claudeCode, result: claudeResult},
 	{name: "codex", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true},
+	{name: "codex", variant: "shell_snapshot=false", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true},
 	{name: "gemini", pkg: "@google/gemini-cli", command: gemini, result: geminiResult},
 	{name: "mini-swe-agent", version: "2.4 protocol", result: subprocessResult},
+}
+
+// label names the terminal in the table: its name and version, and the setting changed if any.
+func (t *terminal) label() string {
+	l := t.name + " " + t.version
+	if t.variant != "" {
+		l += " (" + t.variant + ")"
+	}
+	return l
+}
+
+// dirName names a run's directory.
+func (t *terminal) dirName() string {
+	return strings.NewReplacer(" ", "-", "(", "", ")", "", "=", "-").Replace(t.label())
 }
 
 // installedVersions reads each terminal's version from its installed package (what was tested;
@@ -107,6 +123,10 @@ base_url = "%s/v1"
 wire_api = "responses"
 env_key = "HARNESS_API_KEY"
 `, baseURL)
+	if r.term.variant == "shell_snapshot=false" {
+		// Every command then runs as `SHELL -lc CMD`, the form used before the snapshot is ready.
+		config += "\n[features]\nshell_snapshot = false\n"
+	}
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,9 @@ type Model struct {
 	script []string
 	// OnStep, when set, is called as step n's tool call is sent (before the terminal can run it).
 	OnStep func(n int, cmd string)
+	// Extra holds, by step, more arguments of the shell tool's call (Codex's exec_command takes
+	// "shell", "login", "tty"); only the OpenAI API uses them.
+	Extra map[int]map[string]any
 	// LogDir, when set, receives every request (method, URL, headers but keys, body).
 	LogDir   string
 	requests atomic.Int64

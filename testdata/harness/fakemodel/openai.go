@@ -42,7 +42,11 @@ func (m *Model) openai(w http.ResponseWriter, body []byte) {
 	}
 	var item map[string]any
 	if cmd, ok := m.next(answered, hasShell); ok {
-		args, _ := json.Marshal(map[string]any{"cmd": cmd})
+		call := map[string]any{"cmd": cmd}
+		for k, v := range m.Extra[answered] {
+			call[k] = v
+		}
+		args, _ := json.Marshal(call)
 		item = map[string]any{"type": "function_call", "id": callID("fc", answered), "call_id": callID("call", answered),
 			"name": openaiShellTool, "arguments": string(args), "status": "completed"}
 	} else {
