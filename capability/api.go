@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
 )
@@ -101,7 +102,7 @@ type Turn struct {
 	env    *turnEnv // nil until loaded
 	closed bool
 
-	seq int // answers so far; a provider listed in an earlier answer is listed again before a call
+	seq int // answers so far; a provider is listed at most once an answer (relist.go)
 
 	// startCtx is the context of an answer that needs the family, while it runs: the turn's
 	// first load then starts the providers early (startEarly).
@@ -111,6 +112,8 @@ type Turn struct {
 	// (--context), so each provider is stopped as soon as its tools are known and the
 	// providers' exits overlap the wait for the slowest instead of following it.
 	listOnly bool
+
+	clock func() time.Time // nil: time.Now (relist.go)
 }
 
 // NewTurn returns a turn for s; it is cheap: nothing is read until the first need.

@@ -42,6 +42,7 @@ type prov struct {
 	listedSeq int    // the answer in which the tools were last listed
 
 	unusable []rejectedTool // listed but left out, that this offer may tell of (unusable.go)
+	listedAt time.Time      // when the tools were last listed (relist.go)
 }
 
 // tool is one capability: a provider's tool whose definition passed the checks.
@@ -305,9 +306,10 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 				continue
 			}
 		}
-		// A running provider is listed again only when it announced a change: a session's
-		// answers then cost one round trip each, and a changed definition still meets its pin.
-		if p.client != nil && (p.listedSeq == t.seq || !p.client.ToolsChanged()) {
+		// A running provider is listed again only when its listing is stale (relist.go): a
+		// session's answers mostly cost one round trip each, and a changed definition still
+		// meets its pin.
+		if p.client != nil && !t.stale(p) {
 			continue
 		}
 		todo = append(todo, p)
@@ -346,7 +348,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 		p.client = r.client
 		p.tools, p.byName = r.kept, r.byName
 		p.unusable = visibleRejected(p, r.rejected)
-		p.listedSeq = t.seq
+		p.listedSeq, p.listedAt = t.seq, t.now()
 		for _, rj := range r.rejected {
 			sum := sha256.Sum256([]byte(rj.name + "\x00" + rj.reason))
 			if e.state.once("tool_rejected@" + p.cfg.ID + "@" + hex.EncodeToString(sum[:8])) {

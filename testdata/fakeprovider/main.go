@@ -29,6 +29,8 @@ type Config struct {
 	Stderr     string `json:"stderr"`     // written to stderr at start
 	ListCrash  bool   `json:"listCrash"`  // exit when tools/list arrives
 	EOFFile    string `json:"eofFile"`    // created when stdin ends, before exiting
+	Reload     bool   `json:"reload"`     // read this file again before each tools/list and tools/call
+	ListRecord string `json:"listRecord"` // file a line is appended to for each tools/list
 	Tools      []Tool `json:"tools"`
 }
 
@@ -43,20 +45,21 @@ type Tool struct {
 
 // Behavior says what a tools/call of the tool answers.
 type Behavior struct {
-	Echo       bool            `json:"echo"`       // one text item: the arguments exactly as received
-	Text       []string        `json:"text"`       // text items, in order
-	Content    json.RawMessage `json:"content"`    // content items sent verbatim (after Text)
-	Structured json.RawMessage `json:"structured"` // structuredContent
-	IsError    bool            `json:"isError"`
-	RPCError   *RPCError       `json:"rpcError"`  // answer with a JSON-RPC error instead
-	SleepMS    int             `json:"sleepMs"`   // before answering
-	Crash      *int            `json:"crash"`     // exit with this code instead of answering
-	Env        string          `json:"env"`       // one text item: the value of this variable
-	Stderr     string          `json:"stderr"`    // written to stderr before answering
-	Hostile    bool            `json:"hostile"`   // text full of escapes, bidi controls and fake markers
-	BigText    int             `json:"bigText"`   // one text item of this many bytes
-	BigNotify  int             `json:"bigNotify"` // first a notification carrying this many bytes
-	NoResult   bool            `json:"noResult"`  // answer with a malformed result (protocol fault)
+	Echo        bool            `json:"echo"`       // one text item: the arguments exactly as received
+	Text        []string        `json:"text"`       // text items, in order
+	Content     json.RawMessage `json:"content"`    // content items sent verbatim (after Text)
+	Structured  json.RawMessage `json:"structured"` // structuredContent
+	IsError     bool            `json:"isError"`
+	RPCError    *RPCError       `json:"rpcError"`    // answer with a JSON-RPC error instead
+	SleepMS     int             `json:"sleepMs"`     // before answering
+	Crash       *int            `json:"crash"`       // exit with this code instead of answering
+	Env         string          `json:"env"`         // one text item: the value of this variable
+	Stderr      string          `json:"stderr"`      // written to stderr before answering
+	Hostile     bool            `json:"hostile"`     // text full of escapes, bidi controls and fake markers
+	BigText     int             `json:"bigText"`     // one text item of this many bytes
+	BigNotify   int             `json:"bigNotify"`   // first a notification carrying this many bytes
+	ListChanged bool            `json:"listChanged"` // first notifications/tools/list_changed
+	NoResult    bool            `json:"noResult"`    // answer with a malformed result (protocol fault)
 }
 
 // RPCError is a JSON-RPC error answer.
@@ -128,6 +131,9 @@ func run(configPath string, in io.Reader, out io.Writer) int {
 		if len(line) > 0 {
 			var m message
 			if json.Unmarshal(line, &m) == nil {
+				if cfg.Reload && (m.Method == "tools/list" || m.Method == "tools/call") {
+					reload(configPath, &cfg)
+				}
 				if code, done := handle(&cfg, m, send); done {
 					return code
 				}
@@ -174,6 +180,7 @@ func handle(cfg *Config, m message, send func(any)) (code int, done bool) {
 		if cfg.ListCrash {
 			return 3, true
 		}
+		appendLine(cfg.ListRecord, []byte("tools/list"))
 		tools := make([]map[string]any, 0, len(cfg.Tools))
 		for _, t := range cfg.Tools {
 			d := map[string]any{"name": t.Name}
@@ -227,6 +234,9 @@ func call(b Behavior, args json.RawMessage, result func(any), rpcErr func(int64,
 	}
 	if b.Crash != nil {
 		return *b.Crash, true
+	}
+	if b.ListChanged {
+		send(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 	}
 	if b.BigNotify > 0 {
 		send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message",
@@ -284,6 +294,20 @@ func call(b Behavior, args json.RawMessage, result func(any), rpcErr func(int64,
 }
 
 // record appends one line per call; one write on an O_APPEND file keeps lines whole.
+// reload reads the config again, keeping the one in force when the file cannot be read: a test
+// changes the tools' definitions under a running server.
+func reload(path string, cfg *Config) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	var next Config
+	if json.Unmarshal(data, &next) == nil {
+		next.Version, next.Name = cfg.Version, cfg.Name
+		*cfg = next
+	}
+}
+
 func record(path, name string, args json.RawMessage) {
 	if path == "" {
 		return
@@ -293,6 +317,14 @@ func record(path, name string, args json.RawMessage) {
 	}
 	line, err := json.Marshal(map[string]any{"name": name, "arguments": args})
 	if err != nil {
+		return
+	}
+	appendLine(path, line)
+}
+
+// appendLine appends line and a line break to the file at path, unless path is "".
+func appendLine(path string, line []byte) {
+	if path == "" {
 		return
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
