@@ -195,6 +195,16 @@ func (t *Turn) Prepare(ctx context.Context) {
 	t.startCtx = nil
 }
 
+// Pin loads the turn now, which pins its workspace and project (scope.go), without starting
+// any provider: a session calls it before the agent's first command can run.
+func (t *Turn) Pin() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.closed {
+		t.load()
+	}
+}
+
 // begin starts an answer (t.mu held). A ctx lets the turn's first load start the providers
 // early under it; endStart ends that.
 func (t *Turn) begin(ctx context.Context, stdout, stderr io.Writer) *answer {

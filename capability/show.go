@@ -19,6 +19,9 @@ func (t *Turn) prelude(a *answer) string {
 	if e.none != "" {
 		return a.refuse(CodeNoCapabilities, e.none)
 	}
+	if moved := e.rescope(); moved != "" {
+		return a.refuse(CodeNoCapabilities, nothingOffered+" ("+moved+")")
+	}
 	if e.log == nil {
 		return a.auditUnavailable(e.logErr)
 	}

@@ -39,6 +39,8 @@ type turnEnv struct {
 
 	schemas map[string]*compiled // by hash of the schema's bytes
 
+	scopePin string // the turn's pinned workspace and project (scope.go), once known
+
 	pins map[string]string // capability id -> pinned hash, once read
 
 	closing sync.WaitGroup // providers being stopped in the background
@@ -68,6 +70,11 @@ func (t *Turn) load() {
 		t.s.ManifestPath = filepath.Join(t.s.Cwd, t.s.ManifestPath) // --manifest as typed
 	}
 	man, err := policy.LoadManifest(t.s.ManifestPath, t.s.Cwd)
+	if err == nil && man.WorkspaceDefaulted && t.s.Isolated {
+		// The boundary makes the workspace writable: it must be the harness's word, never
+		// wherever the command happens to run (SPEC 2.4).
+		err = &policy.Problem{File: t.s.ManifestPath, Key: "workspace", Msg: "required with the isolation boundary on"}
+	}
 	if err != nil {
 		e.none = nothingOffered + " (the turn manifest is invalid: " + err.Error() + ")"
 		return
@@ -106,6 +113,12 @@ func (t *Turn) load() {
 	}
 
 	e.offer = reg.Offer(man)
+	scopeChanged := ""
+	if stErr == nil {
+		if scopeChanged = e.pinScope(e.offer); scopeChanged != "" {
+			e.offer = e.offer.Withdrawn(scopeChanged)
+		}
+	}
 	for _, d := range e.offer.Decisions {
 		if !d.Offered {
 			continue
@@ -127,6 +140,8 @@ func (t *Turn) load() {
 	switch {
 	case stErr != nil:
 		e.none = nothingOffered + " (the turn's state cannot be kept: " + stErr.Error() + ")"
+	case scopeChanged != "":
+		e.none = nothingOffered + " (" + scopeChanged + ")"
 	case len(e.order) == 0:
 		e.none = nothingOffered
 		if e.state.once(familyFact + "-none") {

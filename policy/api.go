@@ -157,6 +157,10 @@ const (
 type Manifest struct {
 	Turn, Session, Workspace, Project, Task, Pass, Runtime, PermissionMode string
 
+	// WorkspaceDefaulted: the manifest names no workspace, and Workspace is the current
+	// directory (which the boundary does not allow: SPEC 2.4).
+	WorkspaceDefaulted bool
+
 	// Terminal is the agent terminal whose envelopes the turn accepts (SPEC 3, 11);
 	// TerminalNone by default.
 	Terminal string
@@ -183,8 +187,18 @@ type Decision struct {
 // Offer is the turn's decision about every registered provider.
 type Offer struct {
 	Project   string     // the resolved project, "" if none
+	Workspace string     // the workspace with symlinks resolved, "" if it cannot be
 	Reason    string     // when nothing is offered: why (for the audit)
 	Decisions []Decision // one per registered provider, registry order
+}
+
+// Withdrawn returns the offer with nothing offered, every decision saying reason.
+func (o Offer) Withdrawn(reason string) Offer {
+	ds := make([]Decision, len(o.Decisions))
+	for i, d := range o.Decisions {
+		ds[i] = Decision{Provider: d.Provider, Reason: reason}
+	}
+	return Offer{Project: o.Project, Workspace: o.Workspace, Reason: reason, Decisions: ds}
 }
 
 // Offered returns the decisions of the providers offered, in registry order.

@@ -140,7 +140,7 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 		if !filepath.IsAbs(cwd) {
 			return nil, bad("workspace", "absent, and the current directory %q is not absolute", cwd)
 		}
-		m.Workspace = cwd
+		m.Workspace, m.WorkspaceDefaulted = cwd, true
 	}
 	return m, nil
 }

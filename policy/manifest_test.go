@@ -12,7 +12,7 @@ import (
 
 const manifestCwd = "/work/tree"
 
-var manifestBase = Manifest{Turn: "t1", Workspace: manifestCwd, Task: "implementation", Runtime: "gateway", PermissionMode: "ask", Terminal: "none", ApproverTimeout: 120 * time.Second}
+var manifestBase = Manifest{Turn: "t1", Workspace: manifestCwd, WorkspaceDefaulted: true, Task: "implementation", Runtime: "gateway", PermissionMode: "ask", Terminal: "none", ApproverTimeout: 120 * time.Second}
 
 func manifestWith(f func(m *Manifest)) *Manifest {
 	m := manifestBase
@@ -41,7 +41,7 @@ var manifestTests = []struct {
 	{"standard-question", `{"turn": "t1", "task": "standard-question"}`,
 		manifestWith(func(m *Manifest) { m.Task = "standard-question" }), "", ""},
 	{"workspace kept as written", `{"turn": "t1", "task": "implementation", "workspace": "/src/a/../b/"}`,
-		manifestWith(func(m *Manifest) { m.Workspace = "/src/a/../b/" }), "", ""},
+		manifestWith(func(m *Manifest) { m.Workspace, m.WorkspaceDefaulted = "/src/a/../b/", false }), "", ""},
 	{"turn 128", `{"turn": "` + strings.Repeat("a", 128) + `", "task": "implementation"}`,
 		manifestWith(func(m *Manifest) { m.Turn = strings.Repeat("a", 128) }), "", ""},
 

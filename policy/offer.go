@@ -61,6 +61,7 @@ func (r *Registry) Offer(m *Manifest) Offer {
 		return nothing("no valid turn manifest")
 	}
 	proj, ws, why := r.ResolveProject(m.Workspace)
+	o.Workspace = ws
 	if proj != nil {
 		o.Project = proj.Name
 	}

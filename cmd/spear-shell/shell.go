@@ -135,6 +135,8 @@ func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn
 	if term != nil || isTerminal(stdin) {
 		terminal = stdin
 	}
+	// The turn's scope is pinned before the agent's first command can change the workspace.
+	turn.Pin()
 	g.caught()
 	sh, err := startShell(a, rs, stdout, stderr, &session{terminal: terminal, prompts: term != nil})
 	if err != nil {

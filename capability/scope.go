@@ -1,0 +1,66 @@
+package capability
+
+// Scope only narrows (SPEC 9): the workspace a turn resolves (symlinks followed) and the project
+// it lies in are pinned in the state when the turn is first loaded. A later process, or a later
+// answer, that resolves them otherwise is offered nothing: an agent that replaced its
+// workspace with a link into another project's tree would otherwise be offered that project's
+// providers.
+
+import (
+	"fmt"
+
+	"github.com/spear-shell/spear-shell/policy"
+)
+
+const scopeFact = "scope" // content: the resolved workspace, NUL, the project
+
+// pinScope pins o's workspace and project, or compares them with the pin; it returns why the
+// turn is offered nothing ("" when o stands).
+func (e *turnEnv) pinScope(o policy.Offer) string {
+	now := o.Workspace + "\x00" + o.Project
+	if created, err := e.state.create(scopeFact, []byte(now)); err != nil {
+		return "the turn's workspace cannot be pinned: " + err.Error()
+	} else if created {
+		e.scopePin = now
+		return ""
+	}
+	b, ok, err := e.state.read(scopeFact)
+	if err != nil || !ok {
+		return fmt.Sprintf("the turn's pinned workspace cannot be read: %v", err)
+	}
+	e.scopePin = string(b)
+	return e.scopeMoved(o.Workspace, o.Project)
+}
+
+// scopeMoved compares a resolution with the pin: why it differs, or "".
+func (e *turnEnv) scopeMoved(workspace, project string) string {
+	if workspace+"\x00"+project == e.scopePin {
+		return ""
+	}
+	ws, proj := splitScope(e.scopePin)
+	return fmt.Sprintf("the turn's workspace changed: it was %s (project %s) when the turn began, it is now %s (project %s)",
+		quote(ws), quote(proj), quote(workspace), quote(project))
+}
+
+// rescope resolves the workspace again, for an answer of a process that loaded the turn
+// earlier: why the offer no longer stands, or "".
+func (e *turnEnv) rescope() string {
+	if e.scopePin == "" || e.man == nil {
+		return ""
+	}
+	proj, ws, _ := e.reg.ResolveProject(e.man.Workspace)
+	name := ""
+	if proj != nil {
+		name = proj.Name
+	}
+	return e.scopeMoved(ws, name)
+}
+
+func splitScope(s string) (workspace, project string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return s[:i], s[i+1:]
+		}
+	}
+	return s, ""
+}
