@@ -62,7 +62,7 @@ func runOnce(o options, t *terminal, target, label, mode string) (*result, error
 	if err != nil {
 		return nil, err
 	}
-	tt := drive(r, t, scriptOf(steps), nil)
+	tt := drive(r, t, scriptOf(steps), nil, nil)
 	if tt.err != nil {
 		return nil, tt.err
 	}
@@ -119,4 +119,33 @@ func sortedLines(s string) string {
 	lines := strings.SplitAfter(s, "\n")
 	sort.Strings(lines)
 	return strings.Join(lines, "")
+}
+
+// tryAll runs o.try alone through each terminal and mode and prints what came back.
+func tryAll(o options) int {
+	for _, t := range o.terminals {
+		for _, mode := range o.isolation {
+			dir := filepath.Join(o.work, t.dirName()+"-try-"+mode)
+			r, err := newRun(dir, o.cli, o.bin, filepath.Join(o.bin, "spear-shell"), mode, t)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "check: %v\n", err)
+				return 1
+			}
+			var extra map[int]map[string]any
+			if o.tryShell != "" {
+				extra = map[int]map[string]any{0: {"shell": o.tryShell}}
+			}
+			tt := drive(r, t, []string{o.try}, extra, nil)
+			fmt.Printf("== %s %s (%s)\n", t.label(), mode, dir)
+			if tt.err != nil {
+				fmt.Printf("run failed: %v\n", tt.err)
+				continue
+			}
+			for _, rec := range tt.records {
+				out, code := t.result(rec)
+				fmt.Printf("exit %d\n%s\n", code, out)
+			}
+		}
+	}
+	return 0
 }

@@ -6,6 +6,7 @@
 //
 // With -capture DIR it runs each terminal with a recorder shell instead and writes every shell
 // call the terminal made to DIR/<terminal>-<version>.txt: the envelope texts of testdata/harness/captured.
+// With -try CMD it runs only CMD, through each terminal with spear-shell, and prints what came back.
 package main
 
 import (
@@ -25,6 +26,8 @@ type options struct {
 	terminals      []*terminal
 	isolation      []string
 	capture        string
+	try            string
+	tryShell       string
 	verbose        bool
 }
 
@@ -37,10 +40,12 @@ func mainCode(args []string) int {
 	iso := fs.String("isolation", "none,bwrap", "comma-separated SPEAR_ISOLATION modes")
 	capture := fs.String("capture", "", "write the captured shell calls to this directory instead of checking")
 	verbose := fs.Bool("v", false, "print every step")
+	tryShell := fs.String("try-shell", "", "with -try: Codex's exec_command shell argument")
+	try := fs.String("try", "", "run this one command through each terminal and print what it handed back")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	o := options{capture: *capture, verbose: *verbose, isolation: strings.Split(*iso, ",")}
+	o := options{capture: *capture, try: *try, tryShell: *tryShell, verbose: *verbose, isolation: strings.Split(*iso, ",")}
 	var err error
 	for _, p := range []struct {
 		dst *string
@@ -78,6 +83,9 @@ func mainCode(args []string) int {
 	}
 	if o.capture != "" {
 		return captureAll(o)
+	}
+	if o.try != "" {
+		return tryAll(o)
 	}
 	return checkAll(o)
 }

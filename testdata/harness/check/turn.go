@@ -27,7 +27,7 @@ type turn struct {
 const turnTimeout = 5 * time.Minute
 
 // drive runs term once through the fake model on script; onStep also hears each step as it is sent.
-func drive(r *run, term *terminal, script []string, onStep func(int, string)) *turn {
+func drive(r *run, term *terminal, script []string, extra map[int]map[string]any, onStep func(int, string)) *turn {
 	t := &turn{auditAt: make([]int64, len(script))}
 	start := time.Now()
 	defer func() { t.elapsed = time.Since(start) }()
@@ -44,6 +44,7 @@ func drive(r *run, term *terminal, script []string, onStep func(int, string)) *t
 	}
 	model := fakemodel.New(script)
 	model.OnStep = step
+	model.Extra = extra
 	model.LogDir = filepath.Join(r.dir, "requests")
 	if err := os.MkdirAll(model.LogDir, 0o755); err != nil {
 		t.err = err
