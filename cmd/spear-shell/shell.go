@@ -37,7 +37,9 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		fmt.Fprintln(stdout, "spear-shell", Version)
 		return 0
 	case "check":
-		return capability.Check(ctx, ts, stdout, stderr)
+		code := capability.Check(ctx, ts, stdout, stderr)
+		fmt.Fprint(stdout, dynamicWarning())
+		return code
 	case "context":
 		turn := capability.NewTurn(ts)
 		defer turn.Close("")

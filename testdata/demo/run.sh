@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo: a scripted agent turn through spear-shell. Usage: run.sh BINDIR
 # BINDIR holds spear-shell, spear-shell-schema and spear-demo-notes; this script builds nothing:
-#   go build -o bin/ ./cmd/... ./testdata/demo/spear-demo-notes && bash testdata/demo/run.sh bin
+#   CGO_ENABLED=0 go build -trimpath -o bin/ ./cmd/... ./testdata/demo/spear-demo-notes && bash testdata/demo/run.sh bin
 set -euo pipefail
 
 bin=${1:?usage: run.sh BINDIR}
@@ -9,7 +9,7 @@ bin=$(cd "$bin" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 for b in spear-shell spear-demo-notes; do
 	if [ ! -x "$bin/$b" ]; then
-		echo "run.sh: $bin/$b is missing; build it with: go build -o $bin/ ./cmd/... ./testdata/demo/spear-demo-notes" >&2
+		echo "run.sh: $bin/$b is missing; build it with: CGO_ENABLED=0 go build -trimpath -o $bin/ ./cmd/... ./testdata/demo/spear-demo-notes" >&2
 		exit 1
 	fi
 done
