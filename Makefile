@@ -58,6 +58,8 @@ harness-deps:
 # (docs/harnesses.md), in both isolation modes; one line per terminal and mode.
 harness-check: build harness-deps
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./testdata/demo/spear-demo-notes
+	$(GO) vet ./testdata/harness/...
+	$(GO) test -race ./testdata/harness/...
 	$(GO) run ./testdata/harness/check -bin $(BIN) -cli $(HARNESS_CACHE)
 
 # Re-record the envelope texts each terminal sends (testdata/harness/captured) with a recorder shell.

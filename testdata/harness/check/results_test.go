@@ -1,0 +1,69 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/spear-shell/spear-shell/testdata/harness/fakemodel"
+)
+
+// What each terminal handed back, as recorded from the real terminals, read as output and exit code.
+func TestResults(t *testing.T) {
+	tests := []struct {
+		name string
+		read func(fakemodel.Record) (string, int)
+		rec  fakemodel.Record
+		out  string
+		code int
+	}{
+		{"claude ok", claudeResult, fakemodel.Record{Output: "hello\nerr"}, "hello\nerr", 0},
+		{"claude exit", claudeResult, fakemodel.Record{Output: "Exit code 7", IsError: true}, "", 7},
+		{"claude exit with output", claudeResult, fakemodel.Record{Output: "Exit code 3\nspear-capability: write-refused: x", IsError: true},
+			"spear-capability: write-refused: x", 3},
+		{"claude other error", claudeResult, fakemodel.Record{Output: "Permission denied", IsError: true}, "Permission denied", -1},
+		{"codex", codexResult, fakemodel.Record{Output: "Chunk ID: e6c962\nWall time: 0.0000 seconds\nProcess exited with code 7\nOriginal token count: 3\nOutput:\nhello\nerr\n"},
+			"hello\nerr\n", 7},
+		{"codex unreadable", codexResult, fakemodel.Record{Output: "aborted"}, "aborted", -1},
+		{"gemini ok", geminiResult, fakemodel.Record{Output: "<untrusted_context>\nOutput: hello\nerr\nProcess Group PGID: 3259\n</untrusted_context>"},
+			"hello\nerr", 0},
+		{"gemini exit", geminiResult, fakemodel.Record{Output: "<untrusted_context>\nOutput: (empty)\nExit Code: 7\nProcess Group PGID: 3316\n</untrusted_context>"},
+			"", 7},
+		{"subprocess", subprocessResult, fakemodel.Record{Output: `{"output": "a\n", "returncode": 2}`}, "a\n", 2},
+	}
+	for _, tt := range tests {
+		out, code := tt.read(tt.rec)
+		if out != tt.out || code != tt.code {
+			t.Errorf("%s: got %q exit %d, want %q exit %d", tt.name, out, code, tt.out, tt.code)
+		}
+	}
+}
+
+// The judge of a capability step wants the exit code, the words, and exactly one decision.
+func TestJudgeAnswered(t *testing.T) {
+	list := steps[5]
+	invoke := steps[7]
+	answer := "<<<spear-capability result notes/search_notes token=t audit_id=abc>>>\n" + readResult + "\n<<<end>>>\n"
+	tests := []struct {
+		name string
+		st   step
+		out  string
+		code int
+		recs []auditRecord
+		ok   bool
+	}{
+		{"list", list, "notes/search_notes READ", 0, []auditRecord{{Event: "capability_index_exposed"}}, true},
+		{"list audited twice", list, "notes/search_notes READ", 0,
+			[]auditRecord{{Event: "capability_index_exposed"}, {Event: "capability_index_exposed"}}, false},
+		{"list unmatched too", list, "notes/search_notes READ", 0,
+			[]auditRecord{{Event: "envelope_unmatched"}, {Event: "capability_index_exposed"}}, false},
+		{"list 127", list, "spear-capability: command not found", 127, nil, false},
+		{"invoke", invoke, answer, 0,
+			[]auditRecord{{Event: "capability_invoked", AuditID: "abc"}, {Event: "capability_invoked", AuditID: "abc", Code: "ok"}}, true},
+		{"invoke, another call's records", invoke, answer, 0,
+			[]auditRecord{{Event: "capability_invoked", AuditID: "xyz"}, {Event: "capability_invoked", AuditID: "xyz", Code: "ok"}}, false},
+	}
+	for _, tt := range tests {
+		if f := judgeAnswered(tt.st, tt.out, tt.code, tt.recs); (f == "") != tt.ok {
+			t.Errorf("%s: judged %q, want ok=%v", tt.name, f, tt.ok)
+		}
+	}
+}
