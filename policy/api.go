@@ -145,6 +145,8 @@ const (
 	DefaultTimeout         = 30 * time.Second
 	DefaultApproverTimeout = 120 * time.Second
 	MaxTimeout             = time.Hour // provider timeout and approver_timeout
+	DefaultKeepProviders   = 300 * time.Second
+	MaxKeepProviders       = 86400 * time.Second
 	MinTimeout             = time.Millisecond
 	DefaultMaxMessage      = 64 << 20 // a provider's max_message (SPEC 6)
 	MaxMaxMessage          = 1 << 30
@@ -174,6 +176,9 @@ type Manifest struct {
 	// Writable lists the directories writable inside the boundary besides the defaults
 	// (SPEC 9), absolute and clean. Nothing trusted may lie in one.
 	Writable []string
+	// KeepProviders is how long the turn's keeper keeps its providers up without a request
+	// (SPEC 12); 0: no keeper, every -c answer starts its providers itself.
+	KeepProviders time.Duration
 }
 
 // Decision says whether one registered provider is offered to the turn, and why.

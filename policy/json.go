@@ -133,6 +133,21 @@ func asStrings(raw json.RawMessage) ([]string, string) {
 	return out, ""
 }
 
+// asWholeSeconds decodes an integer number of seconds in [0, max].
+func asWholeSeconds(raw json.RawMessage, max int64) (int64, string) {
+	if jsonKind(raw) != "number" {
+		return 0, wrongType("an integer number of seconds", raw)
+	}
+	var n int64
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, "must be an integer number of seconds"
+	}
+	if n < 0 || n > max {
+		return 0, fmt.Sprintf("must be between 0 and %d seconds", max)
+	}
+	return n, ""
+}
+
 // asSeconds decodes a positive number of seconds (fractions allowed) within bounds.
 func asSeconds(raw json.RawMessage) (time.Duration, string) {
 	if jsonKind(raw) != "number" {

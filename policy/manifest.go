@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 )
 
 // LoadManifest reads and validates the turn manifest (SPEC 2.4) strictly: unknown
@@ -30,7 +31,8 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 	if err != nil {
 		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v", err)}
 	}
-	m := &Manifest{Source: data, Runtime: RuntimeGateway, PermissionMode: ModeAsk, Terminal: TerminalNone, ApproverTimeout: DefaultApproverTimeout}
+	m := &Manifest{Source: data, Runtime: RuntimeGateway, PermissionMode: ModeAsk, Terminal: TerminalNone, ApproverTimeout: DefaultApproverTimeout,
+		KeepProviders: DefaultKeepProviders}
 	bad := func(key, format string, args ...any) error {
 		return &Problem{File: file, Key: keyName(key), Msg: fmt.Sprintf(format, args...)}
 	}
@@ -110,6 +112,13 @@ func parseManifest(file string, data []byte, cwd string) (*Manifest, error) {
 				return nil, bad(key, "%s", msg)
 			}
 			m.ApproverTimeout = d
+			continue
+		case "keep_providers":
+			n, msg := asWholeSeconds(val, int64(MaxKeepProviders/time.Second))
+			if msg != "" {
+				return nil, bad(key, "%s", msg)
+			}
+			m.KeepProviders = time.Duration(n) * time.Second
 			continue
 		}
 		field, ok := fields[key]

@@ -12,7 +12,8 @@ import (
 
 const manifestCwd = "/work/tree"
 
-var manifestBase = Manifest{Turn: "t1", Workspace: manifestCwd, WorkspaceDefaulted: true, Task: "implementation", Runtime: "gateway", PermissionMode: "ask", Terminal: "none", ApproverTimeout: 120 * time.Second}
+var manifestBase = Manifest{Turn: "t1", Workspace: manifestCwd, WorkspaceDefaulted: true, Task: "implementation", Runtime: "gateway", PermissionMode: "ask", Terminal: "none", ApproverTimeout: 120 * time.Second,
+	KeepProviders: 300 * time.Second}
 
 func manifestWith(f func(m *Manifest)) *Manifest {
 	m := manifestBase
@@ -31,11 +32,18 @@ var manifestTests = []struct {
 	{"everything", `{"turn": "T.1_a-b", "session": "s-9", "workspace": "/src/fw-a/x", "project": "fw-a",
 		"task": "mixed", "pass": "implementation", "runtime": "earlier", "permission_mode": "auto-approve",
 		"approver": ["/usr/bin/approve", "--turn", "$TURN"], "approver_timeout": 1.5,
-		"audit": "/var/log/a.jsonl", "state_dir": "/run/spear/x", "terminal": "codex"}`,
+		"audit": "/var/log/a.jsonl", "state_dir": "/run/spear/x", "terminal": "codex", "keep_providers": 0}`,
 		&Manifest{Turn: "T.1_a-b", Session: "s-9", Workspace: "/src/fw-a/x", Project: "fw-a", Task: "mixed",
 			Pass: "implementation", Runtime: "earlier", PermissionMode: "auto-approve",
 			Approver: []string{"/usr/bin/approve", "--turn", "$TURN"}, ApproverTimeout: 1500 * time.Millisecond,
 			Audit: "/var/log/a.jsonl", StateDir: "/run/spear/x", Terminal: "codex"}, "", ""},
+	{"keep_providers most", `{"turn": "t1", "task": "implementation", "keep_providers": 86400}`,
+		manifestWith(func(m *Manifest) { m.KeepProviders = 24 * time.Hour }), "", ""},
+	{"keep_providers negative", `{"turn": "t1", "task": "implementation", "keep_providers": -1}`, nil, "keep_providers", "between 0 and 86400"},
+	{"keep_providers too many", `{"turn": "t1", "task": "implementation", "keep_providers": 86401}`, nil, "keep_providers", "between 0 and 86400"},
+	{"keep_providers fraction", `{"turn": "t1", "task": "implementation", "keep_providers": 1.5}`, nil, "keep_providers", "integer"},
+	{"keep_providers string", `{"turn": "t1", "task": "implementation", "keep_providers": "300"}`, nil, "keep_providers", "not string"},
+	{"keep_providers null", `{"turn": "t1", "task": "implementation", "keep_providers": null}`, nil, "keep_providers", "not null"},
 	{"general read-only", `{"turn": "t1", "task": "general", "permission_mode": "read-only"}`,
 		manifestWith(func(m *Manifest) { m.Task = "general"; m.PermissionMode = "read-only" }), "", ""},
 	{"standard-question", `{"turn": "t1", "task": "standard-question"}`,
