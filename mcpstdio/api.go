@@ -13,7 +13,10 @@
 // A line over the size limit is read through and discarded: when it answers a tools/call,
 // that call fails with a *TooLargeError and the client stays usable. Any other line over the
 // limit, a line that is not JSON-RPC 2.0, end of file while a request waits, a deadline or a
-// cancelled context leave the client unusable: later requests fail with ErrClosed. Nothing is ever sent twice. A Client must be closed.
+// cancelled context leave the client unusable: later requests fail with ErrClosed. The
+// exception is a tools/call whose context is cancelled (not timed out): the server is sent
+// notifications/cancelled, its late answer is discarded, and the client stays usable. Nothing
+// is ever sent twice. A Client must be closed.
 package mcpstdio
 
 import (

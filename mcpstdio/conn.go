@@ -32,6 +32,8 @@ type Client struct {
 	pending map[int64]waiter
 	broken  error // why the client is unusable; nil while usable
 
+	cancelled map[int64]bool // calls cancelled by the caller whose answer has not come
+
 	dead    chan struct{} // closed when the reader stops; readErr says why
 	readErr error
 
@@ -144,6 +146,15 @@ func (c *Client) request(ctx context.Context, stage, method string, params any) 
 			return (<-ch).unpack(stage) // the reader delivered it meanwhile
 		}
 		e := ctxError(ctx, stage)
+		if method == "tools/call" && errors.Is(ctx.Err(), context.Canceled) {
+			// A call its caller gave up on (Ctrl-C, a client gone): the server is told, its late
+			// answer is discarded, and the session goes on (MCP cancellation).
+			c.mu.Lock()
+			c.cancelled[id] = true
+			c.mu.Unlock()
+			c.notifyCancelled(id, "cancelled by the client")
+			return nil, e
+		}
 		c.breakWith(e)
 		// initialize must not be cancelled (MCP lifecycle); the process is closed anyway.
 		if method != "initialize" {
@@ -345,7 +356,12 @@ func (c *Client) dispatch(line []byte, owned bool) error {
 	c.mu.Lock()
 	w, ok := c.pending[n]
 	delete(c.pending, n)
+	late := c.cancelled[n]
+	delete(c.cancelled, n)
 	c.mu.Unlock()
+	if late {
+		return nil // the answer to a call we cancelled: nobody waits for it
+	}
 	if !ok {
 		return fmt.Errorf("response to unknown id %s", snippet(id))
 	}

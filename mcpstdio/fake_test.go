@@ -37,6 +37,7 @@ type fake struct {
 	in   *bufio.Scanner
 	mu   sync.Mutex
 	out  *bufio.Writer
+	late json.RawMessage // the id of a "late" call, answered only once it is cancelled
 }
 
 func fakeMain(mode string) int {
@@ -137,6 +138,10 @@ func (f *fake) handle(m fakeMsg) {
 	if m.ID == nil && m.Method != "" {
 		if m.Method == "notifications/cancelled" {
 			fmt.Fprintf(os.Stderr, "cancelled %s\n", m.Params)
+			if f.late != nil {
+				f.result(f.late, text("too late"))
+				f.late = nil
+			}
 		}
 		return
 	}
@@ -277,6 +282,8 @@ func (f *fake) call(m fakeMsg) {
 		os.Exit(0)
 	}
 	switch p.Name {
+	case "late":
+		f.late = m.ID
 	case "echo":
 		msg, _ := p.Arguments["message"].(string)
 		f.result(m.ID, text(msg))

@@ -215,7 +215,12 @@ func (c *Client) oversizedMessage(over *oversized) error {
 		if pending && w.method == "tools/call" {
 			delete(c.pending, id)
 		}
+		late := c.cancelled[id]
+		delete(c.cancelled, id)
 		c.mu.Unlock()
+		if late {
+			return nil // the answer to a call we cancelled, read through: nobody waits for it
+		}
 		if pending && w.method == "tools/call" {
 			tl := over.TooLargeError
 			w.ch <- response{tooLarge: &tl}

@@ -91,6 +91,7 @@ func launch(cmd Command, opts Options) (*Client, error) {
 		tail:       newTailBuffer(opts.StderrTail),
 		wsem:       make(chan struct{}, 1),
 		pending:    make(map[int64]waiter),
+		cancelled:  make(map[int64]bool),
 		dead:       make(chan struct{}),
 		exited:     make(chan struct{}),
 		reapOK:     make(chan struct{}),
