@@ -56,6 +56,9 @@ const (
 	EventInterrupted           = "interrupted"
 	EventTurnEnded             = "turn_ended"
 	EventEnvelopeUnmatched     = "envelope_unmatched"
+	EventKeeperStarted         = "keeper_started"
+	EventKeeperEnded           = "keeper_ended"
+	EventKeeperUnavailable     = "keeper_unavailable"
 )
 
 // MaxValueBytes bounds each string written: args, result, the stderr tail,

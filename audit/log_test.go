@@ -494,7 +494,8 @@ func TestEventNamesDistinct(t *testing.T) {
 	t.Parallel()
 	names := []string{EventTurnStarted, EventProviderRegistered, EventProviderRejected, EventFamilySelected,
 		EventIndexExposed, EventDescribed, EventInvoked, EventRefused, EventProviderFailed, EventToolRejected,
-		EventRuntimeWithoutGateway, EventInterrupted, EventTurnEnded, EventEnvelopeUnmatched}
+		EventRuntimeWithoutGateway, EventInterrupted, EventTurnEnded, EventEnvelopeUnmatched, EventKeeperStarted,
+		EventKeeperEnded, EventKeeperUnavailable}
 	sorted := slices.Clone(names)
 	slices.Sort(sorted)
 	if len(slices.Compact(sorted)) != len(names) {

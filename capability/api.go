@@ -39,6 +39,10 @@ type Settings struct {
 	// writable roots: it, or a symlink on its way, lies in one. nil: nothing is trusted, and
 	// no provider, approver or schema helper is started.
 	CheckTrusted func(path string, roots []string) error
+	// Self and Environ start the turn's keeper (SPEC 12): this binary and the environment it
+	// runs in. Self "" means no keeper: every answer starts its providers itself.
+	Self    string
+	Environ []string
 }
 
 // Answer codes (SPEC 5).

@@ -35,7 +35,7 @@ const (
 type prov struct {
 	cfg       *policy.Provider
 	readOnly  bool // general turn: WRITE tools are hidden
-	client    *mcpstdio.Client
+	client    provClient
 	tools     []*tool // valid, visible tools in listing order
 	byName    map[string]*tool
 	down      string // non-empty: unavailable for the rest of the turn (what the turn is told)
@@ -274,7 +274,7 @@ func (t *Turn) selectFamily() {
 }
 
 type startResult struct {
-	client *mcpstdio.Client
+	client provClient
 	tools  []mcpstdio.Tool
 	stage  string
 	err    error
@@ -367,20 +367,13 @@ func boundName(s string) string { return shown(s, nameMax) }
 func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) startResult {
 	began := time.Now()
 	r := startResult{client: p.client}
-	timeout := p.cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := providerTimeout(p.cfg)
 	if r.client == nil {
 		if err := e.trustProvider(p.cfg); err != nil {
 			r.stage, r.err, r.took = "trust", err, time.Since(began)
 			return r
 		}
-		l := p.cfg.Launch(e.reg.Home, e.s.Getenv)
-		sctx, cancel := context.WithTimeout(ctx, timeout)
-		c, err := mcpstdio.Start(sctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
-			mcpstdio.Options{ClientName: "spear-shell", ClientVersion: Version, MaxMessage: p.cfg.MaxMessage})
-		cancel()
+		c, err := e.startProvider(ctx, p, stopListed)
 		if err != nil {
 			r.stage, r.err, r.took = "start", err, time.Since(began)
 			return r
@@ -410,15 +403,15 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) sta
 
 // markDown leaves a provider out for the rest of the turn: recorded, kept in the state so
 // that later processes of the turn know, and said once per turn on stderr.
-func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c *mcpstdio.Client) {
+func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c provClient) {
 	e := t.env
 	reason := failReason(err)
 	p.down = reason
 	p.client = nil
-	if st := mcpstdio.StageOf(err); st != "" {
+	if st := stageOf(err); st != "" {
 		stage = st
 	}
-	tail := mcpstdio.StderrOf(err)
+	tail := stderrOf(err)
 	if c != nil && tail == "" {
 		tail = c.StderrTail()
 	}
@@ -449,7 +442,7 @@ func failReason(err error) string {
 	case errors.Is(err, mcpstdio.ErrStart):
 		return "it could not be started"
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
-		if st := mcpstdio.StageOf(err); st == mcpstdio.StageStart || st == mcpstdio.StageInitialize {
+		if st := stageOf(err); st == mcpstdio.StageStart || st == mcpstdio.StageInitialize {
 			return "it exited before completing start-up"
 		}
 		return "it exited or closed its connection"
@@ -463,7 +456,7 @@ func failReason(err error) string {
 
 // closeLater stops a provider this turn no longer uses without making the answer wait for its
 // shutdown grace periods; stopAll waits for it.
-func (e *turnEnv) closeLater(c *mcpstdio.Client) {
+func (e *turnEnv) closeLater(c provClient) {
 	if c == nil {
 		return
 	}

@@ -104,10 +104,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		Fields: map[string]any{"phase": "intent", "approval": approval}}); err != nil {
 		return a.auditUnavailable(err)
 	}
-	timeout := p.cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := providerTimeout(p.cfg)
 	began := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	res, err := p.client.CallTool(cctx, tl.name, forward)
@@ -122,6 +119,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	switch {
 	case ctx.Err() != nil:
 		// Ctrl-C: the provider may still be busy with the call; stop it, a later need restarts it.
+		// A provider of the turn's keeper stays: closing lets the keeper go, which cancels the call.
 		e.closeLater(p.client)
 		p.client = nil
 		outcome.Code = CodeInterrupted

@@ -47,6 +47,10 @@ type turnEnv struct {
 
 	// early holds the providers started ahead of need (startEarly), by id, until ensure takes them.
 	early map[string]chan startResult
+
+	turnKey    string // session, turn, manifest and configuration, hashed: the keeper serves only its own
+	keeperOnce sync.Once
+	link       *keeperLink // nil: this process starts its providers itself
 }
 
 // load reads the manifest, the registry and opens the audit trail and the state, once.
@@ -68,6 +72,7 @@ func (t *Turn) load() {
 	}
 	if !filepath.IsAbs(t.s.ManifestPath) && t.s.Cwd != "" {
 		t.s.ManifestPath = filepath.Join(t.s.Cwd, t.s.ManifestPath) // --manifest as typed
+		e.s.ManifestPath = t.s.ManifestPath
 	}
 	man, err := policy.LoadManifest(t.s.ManifestPath, t.s.Cwd)
 	if err == nil && man.WorkspaceDefaulted && t.s.Isolated {
@@ -103,13 +108,13 @@ func (t *Turn) load() {
 	}
 
 	var stErr error
+	projects, caps := reg.Sources()
+	e.turnKey = stateKey(man.Session, man.Turn, man.Source, projects, caps)
 	if man.StateDir != "" {
 		e.state, stErr = openState(man.StateDir, "")
 	} else {
 		parent := defaultStateParent(getenv)
-		projects, caps := reg.Sources()
-		key := stateKey(man.Session, man.Turn, man.Source, projects, caps)
-		e.state, stErr = openState(filepath.Join(parent, key), parent)
+		e.state, stErr = openState(filepath.Join(parent, e.turnKey), parent)
 	}
 
 	e.offer = reg.Offer(man)

@@ -170,6 +170,10 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	return res, nil
 }
 
+// DecodeResult reads a tools/call result object as CallTool does: a process that is handed a
+// result another client received (the turn's keeper) judges it the same way.
+func DecodeResult(raw json.RawMessage) (*CallResult, error) { return decodeResult(raw) }
+
 func decodeResult(raw json.RawMessage) (*CallResult, error) {
 	m, err := object(raw)
 	if err != nil {

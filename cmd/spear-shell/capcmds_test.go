@@ -141,31 +141,7 @@ func cmdAudit(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		records = append(records, m)
 	}
-	match := func(m map[string]any, spec string) bool {
-		parts := strings.Split(spec, ",")
-		if m["event"] != parts[0] {
-			return false
-		}
-		for _, kv := range parts[1:] {
-			k, v, _ := strings.Cut(kv, "=")
-			got, ok := m[k]
-			if !ok {
-				return false
-			}
-			var s string
-			switch g := got.(type) {
-			case string:
-				s = g
-			default:
-				b, _ := json.Marshal(g)
-				s = string(b)
-			}
-			if s != v {
-				return false
-			}
-		}
-		return true
-	}
+	match := auditMatch
 	switch {
 	case neg:
 		for _, spec := range args {
@@ -197,4 +173,31 @@ func cmdAudit(ts *testscript.TestScript, neg bool, args []string) {
 			i++
 		}
 	}
+}
+
+// auditMatch reports whether record m matches SPEC (event[,key=value...]).
+func auditMatch(m map[string]any, spec string) bool {
+	parts := strings.Split(spec, ",")
+	if m["event"] != parts[0] {
+		return false
+	}
+	for _, kv := range parts[1:] {
+		k, v, _ := strings.Cut(kv, "=")
+		got, ok := m[k]
+		if !ok {
+			return false
+		}
+		var s string
+		switch g := got.(type) {
+		case string:
+			s = g
+		default:
+			b, _ := json.Marshal(g)
+			s = string(b)
+		}
+		if s != v {
+			return false
+		}
+	}
+	return true
 }

@@ -93,6 +93,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			// Transcripts choose isolation explicitly where they test it.
 			env.Setenv("SPEAR_ISOLATION", "none")
+			env.Defer(func() { stopKeepers(env.WorkDir) })
 			return os.MkdirAll(filepath.Join(env.WorkDir, ".run"), 0o700)
 		},
 	})

@@ -25,6 +25,9 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		fmt.Fprintf(stderr, "spear-shell: %s\n", a.Problem)
 		return 2
 	}
+	if a.Own == "keeper" {
+		return runKeeper(a, stderr)
+	}
 	self, manifest, rs, rsErr := fastpath.RealShell(a)
 	if self == "" {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", rsErr)
@@ -40,6 +43,8 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		code := capability.Check(ctx, ts, stdout, stderr)
 		fmt.Fprint(stdout, dynamicWarning())
 		return code
+	case "end-turn":
+		return capability.EndTurn(ts, stderr)
 	case "context":
 		turn := capability.NewTurn(ts)
 		defer turn.Close("")

@@ -29,6 +29,8 @@ func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 		Inside:       realshell.InsideBoundary(os.Getenv),
 		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
 		CheckTrusted: checkTrusted,
+		Self:         self,
+		Environ:      os.Environ(),
 	}
 	if rsErr != nil {
 		s.Isolation = "unavailable: " + rsErr.Error()

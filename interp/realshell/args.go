@@ -31,7 +31,7 @@ type Args struct {
 	Params   []string // positional parameters
 	NoExec   bool     // -n: bash only reads
 	Terminal bool     // -i
-	Own      string   // "check", "context", "spear-version", or ""
+	Own      string   // "check", "context", "end-turn", "keeper", "spear-version", or ""
 	Manifest string   // --manifest FILE
 	Problem  string   // spear-shell's own option misused
 }
@@ -57,6 +57,12 @@ func ParseArgs(args []string) Args {
 			continue
 		case "--context":
 			a.Own = "context"
+			continue
+		case "--end-turn":
+			a.Own = "end-turn"
+			continue
+		case "--spear-keeper": // hidden: a turn's keeper (SPEC 12), started by spear-shell itself
+			a.Own = "keeper"
 			continue
 		case "--manifest":
 			if i+1 >= len(args) {

@@ -32,6 +32,8 @@ type Config struct {
 	Reload     bool   `json:"reload"`     // read this file again before each tools/list and tools/call
 	ListRecord string `json:"listRecord"` // file a line is appended to for each tools/list
 	Tools      []Tool `json:"tools"`
+
+	waiting json.RawMessage // the id of a WaitCancel call not answered yet
 }
 
 // Tool is one tool: its definition (sent as given) and how it behaves when called.
@@ -60,6 +62,9 @@ type Behavior struct {
 	BigNotify   int             `json:"bigNotify"`   // first a notification carrying this many bytes
 	ListChanged bool            `json:"listChanged"` // first notifications/tools/list_changed
 	NoResult    bool            `json:"noResult"`    // answer with a malformed result (protocol fault)
+	// WaitCancel: answer only once the call is cancelled (notifications/cancelled, recorded
+	// as a call of "cancelled" with the params), and then late, with "too late".
+	WaitCancel bool `json:"waitCancel"`
 }
 
 // RPCError is a JSON-RPC error answer.
@@ -152,8 +157,16 @@ func run(configPath string, in io.Reader, out io.Writer) int {
 
 // handle answers one message; done reports that the server must exit with code.
 func handle(cfg *Config, m message, send func(any)) (code int, done bool) {
-	if m.ID == nil {
-		return 0, false // a notification
+	if m.ID == nil { // a notification
+		if m.Method == "notifications/cancelled" {
+			record(cfg.Record, "cancelled", m.Params)
+			if cfg.waiting != nil {
+				send(map[string]any{"jsonrpc": "2.0", "id": cfg.waiting, "result": map[string]any{
+					"content": []any{map[string]any{"type": "text", "text": "too late"}}}})
+				cfg.waiting = nil
+			}
+		}
+		return 0, false
 	}
 	result := func(v any) { send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": v}) }
 	rpcErr := func(c int64, msg string) {
@@ -216,6 +229,10 @@ func handle(cfg *Config, m message, send func(any)) (code int, done bool) {
 		}
 		if tool == nil {
 			rpcErr(-32602, "unknown tool "+p.Name)
+			return 0, false
+		}
+		if tool.Behavior.WaitCancel {
+			cfg.waiting = m.ID
 			return 0, false
 		}
 		return call(tool.Behavior, p.Arguments, result, rpcErr, send, m.ID)
@@ -303,7 +320,7 @@ func reload(path string, cfg *Config) {
 	}
 	var next Config
 	if json.Unmarshal(data, &next) == nil {
-		next.Version, next.Name = cfg.Version, cfg.Name
+		next.Version, next.Name, next.waiting = cfg.Version, cfg.Name, cfg.waiting
 		*cfg = next
 	}
 }

@@ -1,0 +1,252 @@
+package capability
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
+)
+
+// keeperLink is how this process reaches the turn's keeper. It is made once per process
+// (turnEnv.keeper); once the keeper fails it, the process starts its providers itself.
+type keeperLink struct {
+	e    *turnEnv
+	path string
+
+	mu   sync.Mutex
+	gone bool // the keeper cannot be used: recorded once, every later start is local
+}
+
+// keeper returns the turn's keeper link, starting the keeper when none runs, or nil when this
+// process starts its providers itself: a stdin session, --context, keep_providers 0, or a
+// keeper that cannot be started (recorded).
+func (e *turnEnv) keeper() *keeperLink {
+	e.keeperOnce.Do(func() {
+		if e.s.Session || e.s.Self == "" || e.man == nil || e.man.KeepProviders <= 0 || e.state == nil || e.log == nil {
+			return
+		}
+		k := &keeperLink{e: e, path: keeperSocketPath(e.state.dir)}
+		if len(k.path) > maxSocketPath {
+			k.unavailable(fmt.Errorf("keeper: the socket path %s is longer than %d bytes", k.path, maxSocketPath))
+			return
+		}
+		if err := k.ensureRunning(); err != nil {
+			k.unavailable(err)
+			return
+		}
+		e.link = k
+	})
+	return e.link
+}
+
+// unavailable records, once per process, that this answer starts its providers itself.
+func (k *keeperLink) unavailable(err error) {
+	k.mu.Lock()
+	first := !k.gone
+	k.gone = true
+	k.mu.Unlock()
+	if first {
+		_ = k.e.logEvent(audit.Event{Name: audit.EventKeeperUnavailable, Reason: err.Error()})
+	}
+}
+
+func (k *keeperLink) usable() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return !k.gone
+}
+
+// hello is the first line of every connection.
+func (k *keeperLink) hello() keeperRequest {
+	return keeperRequest{Op: opHello, Protocol: keeperProtocol, Turn: k.e.man.Turn, Key: k.e.turnKey}
+}
+
+// start has the keeper start (or reuse) provider id. reached is false when the keeper could
+// not be used; the caller then starts the provider itself. With reached true, err is the
+// provider's failure as the keeper saw it.
+func (k *keeperLink) start(ctx context.Context, cfg *policy.Provider) (c provClient, err error, reached bool) {
+	if !k.usable() {
+		return nil, nil, false
+	}
+	kp, err := k.dial()
+	if err != nil {
+		k.unavailable(err)
+		return nil, nil, false
+	}
+	// hello and start go together: one round trip, the keeper answers both in order.
+	if err := kp.send(k.hello(), keeperRequest{Op: opStart, Provider: cfg.ID}); err != nil {
+		kp.conn.Close()
+		k.unavailable(fmt.Errorf("keeper: %w", err))
+		return nil, nil, false
+	}
+	deadline := time.Now().Add(providerTimeout(cfg) + keeperGrace)
+	for i := range 2 {
+		rep, err := kp.receive(ctx, deadline)
+		switch {
+		case ctx.Err() != nil:
+			kp.conn.Close()
+			return nil, ctx.Err(), true
+		case err != nil:
+			kp.conn.Close()
+			k.unavailable(fmt.Errorf("keeper: %w", err))
+			return nil, nil, false
+		case rep.Err != nil && (i == 0 || rep.Err.Keeper):
+			kp.conn.Close()
+			k.unavailable(fmt.Errorf("keeper: refused: %s", rep.Err.Msg))
+			return nil, nil, false
+		case rep.Err != nil:
+			kp.conn.Close()
+			return nil, rep.Err.err(), true
+		}
+	}
+	return kp, nil, true
+}
+
+// dial connects to the keeper and checks that it runs as our user.
+func (k *keeperLink) dial() (*keeperProv, error) {
+	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: k.path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("keeper: %w", err)
+	}
+	if err := samePeer(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &keeperProv{link: k, conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}, nil
+}
+
+// keeperProv is one provider kept by the keeper, over a connection of its own.
+type keeperProv struct {
+	link *keeperLink
+	conn *net.UnixConn
+	r    *bufio.Reader
+
+	mu   sync.Mutex // one request at a time
+	tail string
+}
+
+func (kp *keeperProv) send(reqs ...keeperRequest) error {
+	var b []byte
+	for _, r := range reqs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		b = append(append(b, line...), '\n')
+	}
+	_, err := kp.conn.Write(b)
+	return err
+}
+
+// receive reads one reply. When ctx is cancelled first, the keeper is told (cancel) and the
+// connection closed: the keeper cancels the call, the provider stays. A ctx deadline does not
+// end the wait: the keeper applies the provider's timeout itself and says so; deadline (zero:
+// none) bounds the wait for a keeper that does not answer.
+func (kp *keeperProv) receive(ctx context.Context, deadline time.Time) (keeperReply, error) {
+	kp.conn.SetReadDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return // the keeper says the provider's timeout itself, before deadline
+		}
+		kp.send(keeperRequest{Op: opCancel})
+		kp.conn.SetReadDeadline(pastDeadline)
+	})
+	defer stop()
+	line, err := kp.r.ReadBytes('\n')
+	var rep keeperReply
+	if err != nil {
+		return rep, err
+	}
+	if err := json.Unmarshal(line, &rep); err != nil {
+		return rep, fmt.Errorf("a reply that is not JSON: %w", err)
+	}
+	return rep, nil
+}
+
+var pastDeadline = time.Unix(1, 0)
+
+// keeperGrace is how long past a call's deadline the keeper's own timeout answer is awaited.
+const keeperGrace = 2 * time.Second
+
+// roundTrip sends one request and reads its reply; a connection that fails is a provider that
+// is gone for this process (the keeper died), said as a transport fault.
+func (kp *keeperProv) roundTrip(ctx context.Context, stage string, req keeperRequest) (keeperReply, error) {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	if err := kp.send(req); err != nil {
+		return keeperReply{}, kp.lost(stage, err)
+	}
+	var deadline time.Time
+	if d, ok := ctx.Deadline(); ok {
+		deadline = d.Add(keeperGrace)
+	}
+	rep, err := kp.receive(ctx, deadline)
+	if err != nil {
+		if ctx.Err() != nil {
+			kp.conn.Close()
+			return rep, &keeperError{msg: stage + ": " + ctx.Err().Error(), stage: stage, is: []error{ctx.Err(), ctxSentinel(ctx)}}
+		}
+		return rep, kp.lost(stage, err)
+	}
+	if rep.Err != nil {
+		kp.tail = rep.Err.Tail
+		return rep, rep.Err.err()
+	}
+	return rep, nil
+}
+
+func ctxSentinel(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return mcpstdio.ErrTimeout
+	}
+	return ctx.Err()
+}
+
+// lost is the keeper's connection failing under a request: recorded once (keeper_unavailable);
+// the request fails as a transport fault of the provider, never retried.
+func (kp *keeperProv) lost(stage string, err error) error {
+	kp.conn.Close()
+	kp.link.unavailable(fmt.Errorf("keeper: the connection failed during %s: %w", stage, err))
+	return &keeperError{msg: stage + ": the turn's keeper went away: " + err.Error(), stage: stage, is: []error{mcpstdio.ErrProtocol}}
+}
+
+func (kp *keeperProv) ListTools(ctx context.Context) ([]mcpstdio.Tool, error) {
+	rep, err := kp.roundTrip(ctx, mcpstdio.StageList, keeperRequest{Op: opList})
+	if err != nil {
+		return nil, err
+	}
+	return fromWireTools(rep.Tools), nil
+}
+
+func (kp *keeperProv) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpstdio.CallResult, error) {
+	rep, err := kp.roundTrip(ctx, mcpstdio.StageCall, keeperRequest{Op: opCall, Name: name, Arguments: args})
+	if err != nil {
+		return nil, err
+	}
+	res, err := mcpstdio.DecodeResult(rep.Result)
+	if err != nil {
+		return nil, &keeperError{msg: mcpstdio.StageCall + ": " + err.Error(), stage: mcpstdio.StageCall, is: []error{mcpstdio.ErrProtocol}}
+	}
+	return res, nil
+}
+
+// ToolsChanged: the keeper lists again only when the provider announced a change, so asking it
+// costs one round trip and answers the same.
+func (kp *keeperProv) ToolsChanged() bool { return true }
+
+func (kp *keeperProv) StderrTail() string {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	return kp.tail
+}
+
+// Close lets the provider go: it stays with the keeper.
+func (kp *keeperProv) Close() error { return kp.conn.Close() }

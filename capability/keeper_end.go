@@ -1,0 +1,70 @@
+package capability
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/spear-shell/spear-shell/audit"
+)
+
+// endTurnWait bounds how long --end-turn waits for the keeper to stop its providers (each
+// takes at most about 2 s, SPEC 6, and they stop in parallel).
+const endTurnWait = 30 * time.Second
+
+// EndTurn ends the turn s names (spear-shell --end-turn): its keeper, if one runs, stops its
+// providers and records keeper_ended; then turn_ended is recorded. It exits 0 whether or not
+// a keeper ran; without a valid manifest, or without an audit trail, it says why and fails.
+func EndTurn(s Settings, stderr io.Writer) int {
+	s.Session = false
+	t := NewTurn(s)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.load()
+	e := t.env
+	switch {
+	case e.man == nil:
+		fmt.Fprintf(stderr, "spear-shell: --end-turn: %s\n", e.none)
+		return 2
+	case e.log == nil:
+		fmt.Fprintf(stderr, "spear-shell: --end-turn: the audit trail cannot be written: %v\n", e.logErr)
+		return 3
+	}
+	if e.state != nil {
+		stopKeeper(e)
+	}
+	if err := e.logEvent(audit.Event{Name: audit.EventTurnEnded, Reason: "end-turn"}); err != nil {
+		fmt.Fprintf(stderr, "spear-shell: --end-turn: %v\n", err)
+		return 3
+	}
+	return 0
+}
+
+// stopKeeper asks the turn's keeper, if one listens, to end, and waits until it has: its
+// connection closes once the providers are stopped, and the keeper lock is free once
+// keeper_ended is recorded.
+func stopKeeper(e *turnEnv) {
+	path := keeperSocketPath(e.state.dir)
+	if len(path) > maxSocketPath {
+		return
+	}
+	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return // no keeper
+	}
+	defer conn.Close()
+	if samePeer(conn) != nil {
+		return
+	}
+	link := &keeperLink{e: e, path: path}
+	kp := &keeperProv{link: link, conn: conn}
+	if kp.send(link.hello(), keeperRequest{Op: opStop, Reason: keeperEndTurn}) != nil {
+		return
+	}
+	conn.SetReadDeadline(time.Now().Add(endTurnWait))
+	io.Copy(io.Discard, conn) // the hello's reply, then the end
+	if unlock, err := lockKeeper(e.state.dir); err == nil {
+		unlock()
+	}
+}

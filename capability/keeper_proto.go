@@ -1,0 +1,164 @@
+package capability
+
+// The keeper's protocol (SPEC 12): JSON lines over the turn's unix socket, one connection per
+// provider per answering process. A client sends hello, then start (of one provider, with its
+// initialize), then list and call requests, one at a time; while a call waits it may send
+// cancel, or go away, and the keeper cancels the call (notifications/cancelled). stop ends the
+// keeper (spear-shell --end-turn). Nothing else is served: every check, refusal, framing and
+// capability record stays with the answering process, which gets the provider's tools and raw
+// tools/call results as the provider sent them.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"syscall"
+
+	"github.com/spear-shell/spear-shell/mcpstdio"
+)
+
+// keeperProtocol changes whenever a message changes: a client and a keeper of different
+// builds then do not talk.
+const keeperProtocol = 1
+
+// Names in the turn's state directory.
+const (
+	keeperSocketName = "keeper.sock"
+	keeperLockName   = "keeper.lock"
+)
+
+// maxSocketPath is the size of sun_path: a longer socket path cannot be bound or reached.
+const maxSocketPath = 108
+
+// Request ops.
+const (
+	opHello  = "hello"
+	opStart  = "start"
+	opList   = "list"
+	opCall   = "call"
+	opCancel = "cancel"
+	opStop   = "stop"
+)
+
+type keeperRequest struct {
+	Op string `json:"op"`
+
+	// hello: who asks; the keeper serves only its own turn, manifest and configuration.
+	Protocol int    `json:"protocol,omitempty"`
+	Turn     string `json:"turn,omitempty"`
+	Key      string `json:"key,omitempty"`
+
+	Provider  string          `json:"provider,omitempty"`  // start
+	Name      string          `json:"name,omitempty"`      // call
+	Arguments json.RawMessage `json:"arguments,omitempty"` // call
+	Reason    string          `json:"reason,omitempty"`    // stop
+}
+
+type keeperReply struct {
+	Err    *wireError      `json:"err,omitempty"`
+	Tools  []wireTool      `json:"tools,omitempty"`  // list
+	Result json.RawMessage `json:"result,omitempty"` // call: the result object as the provider sent it
+	Tail   string          `json:"tail,omitempty"`   // the provider's stderr tail, after a failure
+}
+
+type wireTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Input       json.RawMessage `json:"input,omitempty"`
+	Output      json.RawMessage `json:"output,omitempty"`
+}
+
+// wireError carries a provider failure (or the keeper's refusal) with what the answering
+// process needs to judge and record it exactly as if it had happened there: the message, the
+// stage, the stderr tail and which sentinel errors it matches.
+type wireError struct {
+	Msg     string             `json:"msg"`
+	Stage   string             `json:"stage,omitempty"`
+	Tail    string             `json:"tail,omitempty"`
+	Is      []string           `json:"is,omitempty"`
+	Offered *string            `json:"offered,omitempty"` // a *mcpstdio.VersionError
+	RPC     *mcpstdio.RPCError `json:"rpc,omitempty"`
+	Keeper  bool               `json:"keeper,omitempty"` // the keeper refused (not a provider failure)
+}
+
+// sentinels are the errors the answering process tells apart (failReason, call).
+var sentinels = []struct {
+	name string
+	err  error
+}{
+	{"start", mcpstdio.ErrStart},
+	{"version", mcpstdio.ErrVersion},
+	{"protocol", mcpstdio.ErrProtocol},
+	{"timeout", mcpstdio.ErrTimeout},
+	{"closed", mcpstdio.ErrClosed},
+	{"deadline", context.DeadlineExceeded},
+	{"canceled", context.Canceled},
+	{"unexpected-eof", io.ErrUnexpectedEOF},
+	{"eof", io.EOF},
+	{"epipe", syscall.EPIPE},
+}
+
+func toWire(err error, tail string) *wireError {
+	w := &wireError{Msg: err.Error(), Stage: mcpstdio.StageOf(err), Tail: tail}
+	if t := mcpstdio.StderrOf(err); t != "" {
+		w.Tail = t
+	}
+	for _, s := range sentinels {
+		if errors.Is(err, s.err) {
+			w.Is = append(w.Is, s.name)
+		}
+	}
+	var ve *mcpstdio.VersionError
+	if errors.As(err, &ve) {
+		w.Offered = &ve.Offered
+	}
+	var re *mcpstdio.RPCError
+	if errors.As(err, &re) {
+		w.RPC = re
+	}
+	return w
+}
+
+// keeperError is a failure reported by the keeper, read back as the error it was.
+type keeperError struct {
+	msg, stage, tail string
+	is               []error
+}
+
+func (e *keeperError) Error() string   { return e.msg }
+func (e *keeperError) Unwrap() []error { return e.is }
+
+func (w *wireError) err() error {
+	e := &keeperError{msg: w.Msg, stage: w.Stage, tail: w.Tail}
+	for _, name := range w.Is {
+		for _, s := range sentinels {
+			if s.name == name {
+				e.is = append(e.is, s.err)
+			}
+		}
+	}
+	if w.Offered != nil {
+		e.is = append(e.is, &mcpstdio.VersionError{Offered: *w.Offered})
+	}
+	if w.RPC != nil {
+		e.is = append(e.is, w.RPC)
+	}
+	return e
+}
+
+func toWireTools(tools []mcpstdio.Tool) []wireTool {
+	out := make([]wireTool, len(tools))
+	for i, t := range tools {
+		out[i] = wireTool{Name: t.Name, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema}
+	}
+	return out
+}
+
+func fromWireTools(tools []wireTool) []mcpstdio.Tool {
+	out := make([]mcpstdio.Tool, len(tools))
+	for i, t := range tools {
+		out[i] = mcpstdio.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output}
+	}
+	return out
+}

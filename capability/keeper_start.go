@@ -1,0 +1,141 @@
+package capability
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// KeeperFlag is the hidden option that runs spear-shell as a turn's keeper (ServeKeeper).
+const KeeperFlag = "--spear-keeper"
+
+// keeperListenFd is where the keeper finds its listening socket: the process that starts it
+// binds the socket, so that clients can connect (and queue) before the keeper runs.
+const keeperListenFd = 3
+
+// ensureRunning makes sure a keeper listens on the turn's socket, starting one if none does.
+// Starters take the turn's keeper lock, so that of two processes racing to start it one
+// starts it and the other finds it; a keeper ending takes it too. A socket nobody listens on
+// (a keeper that died) is not trusted: it is removed, and this process starts its providers
+// itself (an error); the next answer starts a new keeper.
+func (k *keeperLink) ensureRunning() error {
+	err := k.probe()
+	if err == nil || !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
+		return err
+	}
+	unlock, err := lockKeeper(k.e.state.dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	switch err := k.probe(); {
+	case err == nil:
+		return nil // another process started it meanwhile
+	case errors.Is(err, syscall.ECONNREFUSED):
+		fi, lerr := os.Lstat(k.path)
+		if lerr == nil && fi.Mode().Type() == fs.ModeSocket {
+			os.Remove(k.path)
+			return fmt.Errorf("keeper: a stale socket (no keeper listens on it) was removed; a later answer starts a new keeper")
+		}
+		return fmt.Errorf("keeper: %s is not a socket", k.path)
+	case !errors.Is(err, syscall.ENOENT):
+		return err
+	}
+	return k.startKeeper()
+}
+
+// probe connects and hangs up: is a keeper listening?
+func (k *keeperLink) probe() error {
+	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: k.path, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("keeper: %w", err)
+	}
+	return conn.Close()
+}
+
+// lockKeeper takes the turn's keeper lock (flock on a file of the state directory).
+func lockKeeper(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, keeperLockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("keeper: lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("keeper: lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// startKeeper binds the socket (0600) and starts the keeper on it: this binary in keeper mode,
+// in a session of its own (a harness that kills the -c process group does not reach it), with
+// /dev/null as stdin, stdout and stderr and the socket as its only other descriptor (a harness
+// that waits for the command's output to close does not wait for it). It is not waited for.
+func (k *keeperLink) startKeeper() error {
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: k.path, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("keeper: listen: %w", err)
+	}
+	ln.SetUnlinkOnClose(false) // the socket is the keeper's now
+	defer ln.Close()
+	if err := os.Chmod(k.path, 0o600); err != nil {
+		os.Remove(k.path)
+		return fmt.Errorf("keeper: %w", err)
+	}
+	lf, err := ln.File()
+	if err != nil {
+		os.Remove(k.path)
+		return fmt.Errorf("keeper: %w", err)
+	}
+	defer lf.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		os.Remove(k.path)
+		return fmt.Errorf("keeper: %w", err)
+	}
+	defer null.Close()
+	s := k.e.s
+	argv := []string{s.Self, KeeperFlag, "--manifest", s.ManifestPath}
+	_, err = syscall.ForkExec(s.Self, argv, &syscall.ProcAttr{
+		Dir:   s.Cwd,
+		Env:   s.Environ,
+		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), lf.Fd()},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		os.Remove(k.path)
+		return fmt.Errorf("keeper: start %s: %w", s.Self, err)
+	}
+	return nil
+}
+
+// samePeer checks that the other end of a keeper connection runs as our user.
+func samePeer(conn *net.UnixConn) error {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("keeper: %w", err)
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return fmt.Errorf("keeper: %w", err)
+	}
+	if cerr != nil {
+		return fmt.Errorf("keeper: peer credentials: %w", cerr)
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return fmt.Errorf("keeper: the peer runs as uid %d, not as us", cred.Uid)
+	}
+	return nil
+}
