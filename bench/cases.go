@@ -29,6 +29,7 @@ var cases = []benchCase{
 	{"interactive", caseInteractive},
 	{"cold-invoke", caseColdInvoke},
 	{"warm-invoke", caseWarmInvoke},
+	{"warm-turn", caseWarmTurn},
 	{"turn-start", caseTurnStart},
 	{"tools-10k", caseTools10k},
 	{"memory-flat", caseMemoryFlat},
@@ -543,26 +544,7 @@ func caseClientWarm(ctx context.Context, w *world) []row {
 	const name, target = "mcpstdio warm: one call on an open session vs go-sdk client", "ratio <= 1.10"
 	const calls = 1000
 	side := func(client string) func(context.Context) (float64, error) {
-		return func(ctx context.Context) (float64, error) {
-			o, err := w.run(ctx, clientSpec(w, client, calls, true))
-			if err != nil {
-				return 0, err
-			}
-			if err := contains(fmt.Sprintf("hi %d\n", calls-1))(o); err != nil {
-				return 0, err
-			}
-			// The client times its own warm calls (the 2nd to the last), so start-up is out.
-			var ns int64
-			for _, line := range strings.Split(o.stderr.String(), "\n") {
-				if v, ok := strings.CutPrefix(line, "warm-calls-ns "); ok {
-					ns, err = strconv.ParseInt(v, 10, 64)
-				}
-			}
-			if ns <= 0 || err != nil {
-				return 0, fmt.Errorf("%s reported no warm-calls-ns: %q", client, lastLines(o.stderr.String(), 2))
-			}
-			return float64(ns) / 1e6 / (calls - 1), nil
-		}
+		return func(ctx context.Context) (float64, error) { return warmCallMS(ctx, w, client, calls) }
 	}
 	got, err := alternate(ctx, w.runs(9), side("mcpclient"), side("sdkclient"))
 	return []row{judged(name, target, got, err, 1.10)}

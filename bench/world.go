@@ -16,7 +16,7 @@ import (
 )
 
 // helpers are the programs under bench/ that the cases run.
-var helpers = []string{"bareclient", "bwraprec", "execbash", "execbwrap", "forkbwrap", "mcpclient", "sdkclient", "slowprovider"}
+var helpers = []string{"bareclient", "bwraprec", "execbash", "execbwrap", "forkbwrap", "gostart", "mcpclient", "sdkclient", "slowprovider"}
 
 // world is the scratch directory every case works in: the helpers built once, one
 // workspace (the registered project's root) and one SPEAR_HOME per configuration.
@@ -111,6 +111,7 @@ type home struct {
 	manifest string
 	env      []string
 	turn     int
+	keep     int // keep_providers of its turns: 0 (no keeper) unless a case wants the keeper
 }
 
 // newHome writes a SPEAR_HOME whose one project is the workspace and whose providers are
@@ -152,10 +153,17 @@ func (w *world) newHome(name string, provs []provider, isolation string) (*home,
 }
 
 // newTurn writes the manifest of a new turn: a new turn id means a new state directory,
-// so the next spear-shell starts its providers afresh.
+// so the next spear-shell starts its providers afresh. A home with a keeper ends the previous
+// turn first (spear-shell --end-turn), so that no keeper outlives its turn's runs.
 func (h *home) newTurn() error {
+	if h.keep > 0 && h.turn > 0 {
+		if err := h.endTurn(); err != nil {
+			return err
+		}
+	}
 	h.turn++
-	m := map[string]any{"turn": fmt.Sprintf("bench-%s-%d", h.name, h.turn), "task": "implementation", "workspace": h.w.ws}
+	m := map[string]any{"turn": fmt.Sprintf("bench-%s-%d", h.name, h.turn), "task": "implementation", "workspace": h.w.ws,
+		"keep_providers": h.keep}
 	if err := writeJSON(h.manifest, m); err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
