@@ -73,13 +73,14 @@ type wireTool struct {
 // process needs to judge and record it exactly as if it had happened there: the message, the
 // stage, the stderr tail and which sentinel errors it matches.
 type wireError struct {
-	Msg     string             `json:"msg"`
-	Stage   string             `json:"stage,omitempty"`
-	Tail    string             `json:"tail,omitempty"`
-	Is      []string           `json:"is,omitempty"`
-	Offered *string            `json:"offered,omitempty"` // a *mcpstdio.VersionError
-	RPC     *mcpstdio.RPCError `json:"rpc,omitempty"`
-	Keeper  bool               `json:"keeper,omitempty"` // the keeper refused (not a provider failure)
+	Msg      string                  `json:"msg"`
+	Stage    string                  `json:"stage,omitempty"`
+	Tail     string                  `json:"tail,omitempty"`
+	Is       []string                `json:"is,omitempty"`
+	Offered  *string                 `json:"offered,omitempty"` // a *mcpstdio.VersionError
+	RPC      *mcpstdio.RPCError      `json:"rpc,omitempty"`
+	TooLarge *mcpstdio.TooLargeError `json:"too_large,omitempty"` // a result over the limit: the provider stays
+	Keeper   bool                    `json:"keeper,omitempty"`    // the keeper refused (not a provider failure)
 }
 
 // sentinels are the errors the answering process tells apart (failReason, call).
@@ -117,6 +118,10 @@ func toWire(err error, tail string) *wireError {
 	if errors.As(err, &re) {
 		w.RPC = re
 	}
+	var tl *mcpstdio.TooLargeError
+	if errors.As(err, &tl) {
+		w.TooLarge = tl
+	}
 	return w
 }
 
@@ -143,6 +148,9 @@ func (w *wireError) err() error {
 	}
 	if w.RPC != nil {
 		e.is = append(e.is, w.RPC)
+	}
+	if w.TooLarge != nil {
+		e.is = append(e.is, w.TooLarge)
 	}
 	return e
 }

@@ -400,8 +400,9 @@ func (k *keeper) list(id string, kp *kept) keeperReply {
 }
 
 // call forwards one tools/call; a cancel from the client, or the client going away, cancels it
-// (notifications/cancelled) and the provider stays. A JSON-RPC error leaves it too; any other
-// failure is a transport or protocol fault, which leaves the provider out of the turn.
+// (notifications/cancelled) and the provider stays. A JSON-RPC error or a result over the
+// limit leaves it too; any other failure is a transport or protocol fault, which leaves the
+// provider out of the turn.
 func (k *keeper) call(id string, kp *kept, req keeperRequest, reqs <-chan keeperRequest) keeperReply {
 	kp.mu.Lock()
 	c := kp.client
@@ -428,10 +429,12 @@ func (k *keeper) call(id string, kp *kept, req keeperRequest, reqs <-chan keeper
 		o = <-done
 	}
 	var rpc *mcpstdio.RPCError
+	var tooLarge *mcpstdio.TooLargeError
 	switch {
 	case o.err == nil:
 		return keeperReply{Result: o.res.Raw}
-	case errors.As(o.err, &rpc), errors.Is(o.err, context.Canceled) && !errors.Is(o.err, mcpstdio.ErrClosed):
+	case errors.As(o.err, &rpc), errors.As(o.err, &tooLarge),
+		errors.Is(o.err, context.Canceled) && !errors.Is(o.err, mcpstdio.ErrClosed):
 		return keeperReply{Err: toWire(o.err, "")}
 	}
 	kp.mu.Lock()
