@@ -44,9 +44,10 @@ type keeper struct {
 
 // kept is one provider the keeper runs.
 type kept struct {
-	mu     sync.Mutex // one start or listing at a time
-	client *mcpstdio.Client
-	tools  []wireTool // the last listing, given again until the provider announces a change
+	mu       sync.Mutex // one start or listing at a time
+	client   *mcpstdio.Client
+	tools    []wireTool // the last listing, given again until the provider announces a change or it is RelistAfter old
+	listedAt time.Time
 }
 
 // ServeKeeper runs this process as the keeper of the turn s names, on the listening socket it
@@ -372,7 +373,8 @@ func (k *keeper) start(id string) (*kept, keeperReply) {
 	return kp, keeperReply{}
 }
 
-// list answers the provider's tools, listing again when it announced a change.
+// list answers the provider's tools, listed again when it announced a change or the last
+// listing is RelistAfter old (as a session lists its own providers).
 func (k *keeper) list(id string, kp *kept) keeperReply {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
@@ -380,7 +382,7 @@ func (k *keeper) list(id string, kp *kept) keeperReply {
 	if c == nil {
 		return keeperReply{Err: &wireError{Msg: mcpstdio.StageList + ": the provider was stopped", Stage: mcpstdio.StageList, Is: []string{"closed"}}}
 	}
-	if kp.tools != nil && !c.ToolsChanged() {
+	if kp.tools != nil && !c.ToolsChanged() && time.Since(kp.listedAt) < RelistAfter {
 		return keeperReply{Tools: kp.tools}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), providerTimeout(k.e.provs[id].cfg))
@@ -392,7 +394,7 @@ func (k *keeper) list(id string, kp *kept) keeperReply {
 		k.closeLater(c)
 		return keeperReply{Err: toWire(err, c.StderrTail())}
 	}
-	kp.tools = toWireTools(tools)
+	kp.tools, kp.listedAt = toWireTools(tools), time.Now()
 	if kp.tools == nil {
 		kp.tools = []wireTool{}
 	}
