@@ -130,6 +130,9 @@ env_key = "HARNESS_API_KEY"
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		return nil, err
 	}
+	if os.Geteuid() != 0 {
+		return nil, fmt.Errorf("codex: its passwd shell is set in a private mount namespace (unshare -m), which needs root")
+	}
 	passwd, err := passwdWithShell(r, r.shell)
 	if err != nil {
 		return nil, err
