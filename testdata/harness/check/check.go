@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,6 +31,9 @@ func checkAll(o options) int {
 				continue
 			}
 			ok, faults := judge(res, base, t.twoPipes)
+			if f := endTurn(res.run, shell); f != "" {
+				faults = append(faults, "end of turn: "+f)
+			}
 			fmt.Printf("%-44s %-5s %2d/%d steps as expected  %5.1fs\n", t.label(), mode, ok, len(steps), res.elapsed.Seconds())
 			for _, f := range faults {
 				fmt.Println("    " + f)
@@ -36,7 +41,7 @@ func checkAll(o options) int {
 			if o.verbose {
 				printSteps(res)
 			}
-			if ok != len(steps) {
+			if len(faults) > 0 {
 				bad++
 			}
 		}
@@ -148,4 +153,45 @@ func tryAll(o options) int {
 		}
 	}
 	return 0
+}
+
+// endTurn does what the recipe's deployment does when the terminal's turn is over: spear-shell
+// --end-turn with the turn's manifest. It must exit 0 and record turn_ended; it also stops the
+// turn's keeper, which would otherwise keep the providers for keep_providers seconds. Then the
+// turn's once-only records must each be there once, however many processes answered.
+func endTurn(r *run, shell string) string {
+	before := fileSize(r.audit)
+	cmd := exec.Command(shell, "--end-turn")
+	cmd.Env, cmd.Dir = r.env(), r.work
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("spear-shell --end-turn: %v: %s", err, brief(string(out)))
+	}
+	recs, err := auditEvents(r.audit, before, fileSize(r.audit))
+	if err != nil {
+		return err.Error()
+	}
+	if !slices.Contains(recs, "turn_ended") {
+		return fmt.Sprintf("spear-shell --end-turn recorded %v, no turn_ended", recs)
+	}
+	all, err := auditEvents(r.audit, 0, fileSize(r.audit))
+	if err != nil {
+		return err.Error()
+	}
+	for _, once := range []string{"turn_started", "capability_family_selected", "turn_ended"} {
+		if n := count(all, once); n != 1 {
+			return fmt.Sprintf("the turn recorded %s %d times, want once", once, n)
+		}
+	}
+	return ""
+}
+
+func count(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
 }

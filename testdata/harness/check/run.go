@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // systemPath is the PATH every terminal starts with: the fixed system one.
@@ -50,7 +51,10 @@ func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, erro
    "read": ["search_notes", "get_note"], "write": "refuse", "timeout": 10}
 ]}`, filepath.Join(bin, "spear-demo-notes")),
 	}
-	manifest := map[string]any{"turn": "harness-" + term.name + "-" + isolation, "session": "harness",
+	// A turn id of its own each time, as a harness gives: the turn's state (what was said once)
+	// is keyed by it and would carry over from an earlier check of the same directory.
+	turn := fmt.Sprintf("harness-%s-%s-%d", term.name, isolation, time.Now().UnixNano())
+	manifest := map[string]any{"turn": turn, "session": "harness",
 		"task": "implementation", "workspace": r.work, "audit": r.audit}
 	if term.pkg != "" {
 		manifest["terminal"] = term.name

@@ -72,6 +72,27 @@ func isDecision(event string) bool {
 
 // auditBetween reads the decision records written to name between two offsets.
 func auditBetween(name string, from, to int64) ([]auditRecord, error) {
+	all, err := readAudit(name, from, to)
+	var recs []auditRecord
+	for _, rec := range all {
+		if isDecision(rec.Event) {
+			recs = append(recs, rec)
+		}
+	}
+	return recs, err
+}
+
+// auditEvents are the events of every record written to name between two offsets.
+func auditEvents(name string, from, to int64) ([]string, error) {
+	all, err := readAudit(name, from, to)
+	var events []string
+	for _, rec := range all {
+		events = append(events, rec.Event)
+	}
+	return events, err
+}
+
+func readAudit(name string, from, to int64) ([]auditRecord, error) {
 	f, err := os.Open(name)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -88,9 +109,7 @@ func auditBetween(name string, from, to int64) ([]auditRecord, error) {
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return nil, fmt.Errorf("audit: %w", err)
 		}
-		if isDecision(rec.Event) {
-			recs = append(recs, rec)
-		}
+		recs = append(recs, rec)
 	}
 	return recs, sc.Err()
 }
