@@ -211,7 +211,7 @@ func MatchEnvelope(terminal, src string, ctx Context) *Match {
 // ends (SPEC 3's untrusted forms, and comments or here-document delimiters that Analyze must
 // correct): such a string is judged as before, never as an envelope.
 func trustedForEnvelope(src string) bool {
-	if strings.IndexByte(src, '\r') >= 0 || strings.Contains(src, "!(") || len(commentGuesses(src)) > 0 {
+	if strings.IndexByte(src, '\r') >= 0 || strings.Contains(src, "!(") || overBounds(src) != "" || len(commentGuesses(src)) > 0 {
 		return false
 	}
 	if strings.Contains(src, "<<") {

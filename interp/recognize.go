@@ -80,6 +80,9 @@ func Analyze(src string) Analysis {
 	if !realshell.MayInvoke(src) {
 		return Analysis{Verdict: Forward}
 	}
+	if why := overBounds(src); why != "" {
+		return refuse(CodeMalformed, why)
+	}
 	if inv, why, ok := invocation.Plain(src); ok {
 		// The common case needs no parser: its parse is one top-level simple command.
 		if why != "" {

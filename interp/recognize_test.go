@@ -514,8 +514,13 @@ func FuzzAnalyze(f *testing.F) {
 	for _, tc := range quoteTests {
 		f.Add(tc.in + " list")
 	}
+	f.Add(nest("$(", "spear-capability list", ")", MaxNesting+1))
+	f.Add(nest("`", "spear-capability list", "`", 3))
 	f.Fuzz(func(t *testing.T, src string) {
 		a := Analyze(src)
+		if realshell.MayInvoke(src) && overBounds(src) != "" && (a.Verdict != Refuse || a.Code != CodeMalformed) {
+			t.Fatalf("Analyze(%q) = %v %s past the input bounds", src, a.Verdict, a.Code)
+		}
 		switch a.Verdict {
 		case Forward:
 			if name := commandName(src); name {

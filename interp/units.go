@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spear-shell/spear-shell/interp/realshell"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -64,8 +66,13 @@ func (u *unitText) add(line string) bool {
 	if u.text.Len() == len(line) && simpleLine(line) {
 		return true
 	}
+	text := u.text.String()
+	if realshell.MayInvoke(text) && overBounds(text) != "" {
+		// Past the input bounds it is never parsed: it ends here, and Analyze refuses it.
+		return true
+	}
 	var done bool
-	done, u.w = complete(u.text.String())
+	done, u.w = complete(text)
 	return done
 }
 
