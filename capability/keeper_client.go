@@ -35,7 +35,7 @@ func (e *turnEnv) keeper() *keeperLink {
 		}
 		k := &keeperLink{e: e, path: keeperSocketPath(e.state.dir)}
 		if len(k.path) > maxSocketPath {
-			k.unavailable(fmt.Errorf("keeper: the socket path %s is longer than %d bytes", k.path, maxSocketPath))
+			k.unavailable(fmt.Errorf("keeper: the socket path %s does not fit a unix socket address (%d bytes at most)", k.path, maxSocketPath))
 			return
 		}
 		if err := k.ensureRunning(); err != nil {

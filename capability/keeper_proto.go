@@ -28,8 +28,8 @@ const (
 	keeperLockName   = "keeper.lock"
 )
 
-// maxSocketPath is the size of sun_path: a longer socket path cannot be bound or reached.
-const maxSocketPath = 108
+// maxSocketPath is the longest socket path: sun_path holds 108 bytes, its NUL included.
+const maxSocketPath = 107
 
 // Request ops.
 const (

@@ -38,8 +38,6 @@ type keeper struct {
 	last   time.Time // when the last request ended
 	ended  bool
 	done   chan string // the reason the keeper ends, once
-
-	closing sync.WaitGroup // failed providers being stopped
 }
 
 // kept is one provider the keeper runs.
@@ -207,17 +205,15 @@ func (k *keeper) finish(reason string) {
 		}()
 	}
 	wg.Wait()
-	k.closing.Wait()
 	_ = k.e.logEvent(audit.Event{Name: audit.EventKeeperEnded, Reason: reason})
 }
 
-// closeLater stops a provider that failed, in the background; finish waits for it.
-func (k *keeper) closeLater(c *mcpstdio.Client) {
-	k.closing.Add(1)
-	go func() {
-		defer k.closing.Done()
-		c.Close()
-	}()
+// stopFaulty stops a provider that failed and returns its whole stderr tail: a faulty
+// provider gets no long grace (mcpstdio.FaultWait), and its last words are what the answering
+// process records (provider_failed).
+func (k *keeper) stopFaulty(c *mcpstdio.Client) string {
+	c.Close()
+	return c.StderrTail()
 }
 
 // unlink removes the socket and stops listening.
@@ -391,8 +387,7 @@ func (k *keeper) list(id string, kp *kept) keeperReply {
 	if err != nil {
 		// The answering process leaves it out of the turn: so does the keeper.
 		kp.client, kp.tools = nil, nil
-		k.closeLater(c)
-		return keeperReply{Err: toWire(err, c.StderrTail())}
+		return keeperReply{Err: toWire(err, k.stopFaulty(c))}
 	}
 	kp.tools, kp.listedAt = toWireTools(tools), time.Now()
 	if kp.tools == nil {
@@ -440,12 +435,15 @@ func (k *keeper) call(id string, kp *kept, req keeperRequest, reqs <-chan keeper
 		return keeperReply{Err: toWire(o.err, "")}
 	}
 	kp.mu.Lock()
-	if kp.client == c {
+	mine := kp.client == c
+	if mine {
 		kp.client, kp.tools = nil, nil
-		k.closeLater(c)
 	}
 	kp.mu.Unlock()
-	return keeperReply{Err: toWire(o.err, c.StderrTail())}
+	if !mine {
+		return keeperReply{Err: toWire(o.err, c.StderrTail())} // stopped by finish
+	}
+	return keeperReply{Err: toWire(o.err, k.stopFaulty(c))}
 }
 
 // keeperSocketPath says where a turn's keeper listens, for messages.

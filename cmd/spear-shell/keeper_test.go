@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,10 +21,12 @@ import (
 
 func init() {
 	registerCommands(map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"procs":        cmdProcs,
-		"kill-keeper":  cmdKillKeeper,
-		"await-audit":  cmdAwaitAudit,
-		"stale-socket": cmdStaleSocket,
+		"procs":          cmdProcs,
+		"kill-keeper":    cmdKillKeeper,
+		"await-audit":    cmdAwaitAudit,
+		"stale-socket":   cmdStaleSocket,
+		"audit-same":     cmdAuditSame,
+		"foreign-socket": cmdForeignSocket,
 	})
 }
 
@@ -135,24 +138,34 @@ func cmdKillKeeper(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("kill-keeper: %d still runs", pid)
 }
 
-// await-audit SPEC: waits (up to a minute) until a record of $WORK/audit.jsonl matches SPEC
-// (as audit matches it).
+// await-audit [-count=N] SPEC: waits (up to a minute) until N records (default 1) of
+// $WORK/audit.jsonl match SPEC (as audit matches it).
 func cmdAwaitAudit(ts *testscript.TestScript, neg bool, args []string) {
+	want := 1
+	if len(args) == 2 {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
+		ts.Check(err)
+		want, args = n, args[1:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: await-audit SPEC")
+		ts.Fatalf("usage: await-audit [-count=N] SPEC")
 	}
 	for range 6000 {
 		if data, err := os.ReadFile(ts.MkAbs("audit.jsonl")); err == nil {
+			n := 0
 			for line := range strings.SplitSeq(string(data), "\n") {
 				var m map[string]any
 				if json.Unmarshal([]byte(line), &m) == nil && auditMatch(m, args[0]) {
-					return
+					n++
 				}
+			}
+			if n >= want {
+				return
 			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	ts.Fatalf("await-audit: no record matching %s", args[0])
+	ts.Fatalf("await-audit: fewer than %d records match %s", want, args[0])
 }
 
 // stale-socket PATH: leaves a unix socket at PATH that nobody listens on, as a keeper killed
@@ -167,4 +180,83 @@ func cmdStaleSocket(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ln.SetUnlinkOnClose(false)
 	ts.Check(ln.Close())
+}
+
+// audit-same TURN1 TURN2: the records of the two turns in $WORK/audit.jsonl are the same, in
+// order, but for the keeper's own events and what differs between any two turns or processes
+// (time, turn, audit id, duration, pid, workspace-independent state).
+func cmdAuditSame(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: audit-same TURN1 TURN2")
+	}
+	data, err := os.ReadFile(ts.MkAbs("audit.jsonl"))
+	ts.Check(err)
+	of := map[string][]string{}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) != nil {
+			continue
+		}
+		turn, _ := m["turn"].(string)
+		if ev, _ := m["event"].(string); strings.HasPrefix(ev, "keeper_") {
+			continue
+		}
+		for _, k := range []string{"time", "turn", "audit_id", "duration_ms", "pid"} {
+			delete(m, k)
+		}
+		b, err := json.Marshal(m) // keys sorted
+		ts.Check(err)
+		of[turn] = append(of[turn], string(b))
+	}
+	a, b := of[args[0]], of[args[1]]
+	if len(a) == 0 {
+		ts.Fatalf("audit-same: no record of turn %s", args[0])
+	}
+	for i := range max(len(a), len(b)) {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			ts.Fatalf("audit-same: record %d differs:\n%s: %s\n%s: %s", i, args[0], x, args[1], y)
+		}
+	}
+}
+
+// foreign-socket PATH: a unix socket at PATH whose listener runs as another user (uid 65534),
+// as a keeper of another user would; needs root. It listens until the transcript ends.
+func cmdForeignSocket(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: foreign-socket PATH")
+	}
+	path := ts.MkAbs(expandVars(ts, args[0]))
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o700))
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	ts.Check(err)
+	sock := os.NewFile(uintptr(fd), "socket")
+	defer sock.Close()
+	ts.Check(syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}))
+	// The listener's credentials are taken when it calls listen: the other user does.
+	python := "/usr/bin/python3" // the other user cannot run a python3 under root's home
+	if _, err := os.Stat(python); err != nil {
+		ts.Fatalf("foreign-socket: %v", err)
+	}
+	cmd := exec.Command(python, "-c", "import socket, sys, time\n"+
+		"s = socket.socket(fileno=3)\ns.listen()\nprint('ready', flush=True)\ntime.sleep(600)")
+	cmd.ExtraFiles = []*os.File{sock}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.StdoutPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	ts.Defer(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "ready\n" {
+		ts.Fatalf("foreign-socket: the listener did not start: %q", line)
+	}
 }

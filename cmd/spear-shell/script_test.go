@@ -82,6 +82,8 @@ func TestScripts(t *testing.T) {
 			switch cond {
 			case "bwrap":
 				return bwrapWorks(), nil
+			case "root":
+				return os.Getuid() == 0, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -1,0 +1,100 @@
+package capability
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/spear-shell/spear-shell/mcpstdio"
+)
+
+// A provider failure that happened in the keeper reads, in the answering process, as the same
+// error: the same message, stage, stderr tail, reason told to the turn and code of the answer.
+func TestKeeperErrorsReadAsTheirOriginal(t *testing.T) {
+	t.Parallel()
+	rpc := &mcpstdio.RPCError{Code: -32602, Message: "no such tool", Data: json.RawMessage(`{"why":1}`)}
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"start", fmt.Errorf("%w: fork/exec /x: no such file", mcpstdio.ErrStart)},
+		{"version", &mcpstdio.VersionError{Offered: "2024-11-05"}},
+		{"timeout", &mcpstdio.TimeoutError{Stage: mcpstdio.StageCall, Err: context.DeadlineExceeded}},
+		{"eof at initialize", &mcpstdio.ProtocolError{Stage: mcpstdio.StageInitialize, Err: io.ErrUnexpectedEOF}},
+		{"eof at call", &mcpstdio.ProtocolError{Stage: mcpstdio.StageCall, Err: io.ErrUnexpectedEOF}},
+		{"protocol", &mcpstdio.ProtocolError{Stage: mcpstdio.StageList, Err: errors.New("cursor repeated")}},
+		{"rpc", fmt.Errorf("%s: %w", mcpstdio.StageList, rpc)},
+		{"too large", &mcpstdio.TooLargeError{Size: 100 << 20, Limit: 64 << 20}},
+		{"cancelled", fmt.Errorf("call: %w", context.Canceled)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := json.Marshal(keeperReply{Err: toWire(tt.err, "last words")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep keeperReply
+			if err := json.Unmarshal(b, &rep); err != nil || rep.Err == nil {
+				t.Fatalf("reply %s: %v", b, err)
+			}
+			got := rep.Err.err()
+			if got.Error() != tt.err.Error() {
+				t.Errorf("message %q, want %q", got, tt.err)
+			}
+			if stageOf(got) != mcpstdio.StageOf(tt.err) {
+				t.Errorf("stage %q, want %q", stageOf(got), mcpstdio.StageOf(tt.err))
+			}
+			if stderrOf(got) != "last words" {
+				t.Errorf("tail %q", stderrOf(got))
+			}
+			if failReason(got) != failReason(tt.err) {
+				t.Errorf("reason %q, want %q", failReason(got), failReason(tt.err))
+			}
+			for _, s := range sentinels {
+				if errors.Is(got, s.err) != errors.Is(tt.err, s.err) {
+					t.Errorf("errors.Is %s: %v, want %v", s.name, errors.Is(got, s.err), errors.Is(tt.err, s.err))
+				}
+			}
+			var gr, wr *mcpstdio.RPCError
+			if errors.As(got, &gr) != errors.As(tt.err, &wr) || gr != nil && (gr.Code != wr.Code || gr.Message != wr.Message) {
+				t.Errorf("RPCError %+v, want %+v", gr, wr)
+			}
+			var gt, wt *mcpstdio.TooLargeError
+			if errors.As(got, &gt) != errors.As(tt.err, &wt) || gt != nil && *gt != *wt {
+				t.Errorf("TooLargeError %+v, want %+v", gt, wt)
+			}
+		})
+	}
+}
+
+// Tools cross the socket whole: what judgeTools sees is what the provider listed.
+func TestKeeperToolsCrossWhole(t *testing.T) {
+	t.Parallel()
+	in := []mcpstdio.Tool{
+		{Name: "a", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "b", InputSchema: json.RawMessage(`null`)},
+		{Name: "", InputSchema: nil},
+	}
+	b, err := json.Marshal(keeperReply{Tools: toWireTools(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep keeperReply
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	out := fromWireTools(rep.Tools)
+	if len(out) != len(in) {
+		t.Fatalf("%d tools, want %d", len(out), len(in))
+	}
+	for i := range in {
+		if out[i].Name != in[i].Name || out[i].Description != in[i].Description ||
+			string(out[i].InputSchema) != string(in[i].InputSchema) || string(out[i].OutputSchema) != string(in[i].OutputSchema) {
+			t.Errorf("tool %d: %+v, want %+v", i, out[i], in[i])
+		}
+	}
+}
