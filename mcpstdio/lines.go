@@ -84,10 +84,7 @@ func (lr *lineReader) next() (line []byte, owned bool, err error) {
 			return nil, false, lr.skipLong(parts)
 		}
 		if lr.err != nil {
-			if errors.Is(lr.err, io.EOF) {
-				return nil, false, errEOF
-			}
-			return nil, false, fmt.Errorf("read: %w", lr.err)
+			return nil, false, lr.failure()
 		}
 		switch {
 		case lr.start == lr.end:
@@ -102,14 +99,27 @@ func (lr *lineReader) next() (line []byte, owned bool, err error) {
 			lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
 			lr.start = 0
 		}
-		n, err := lr.r.Read(lr.buf[lr.end:])
-		lr.end += n
-		if err != nil {
-			lr.err = err
-		} else if n == 0 {
-			lr.err = io.ErrNoProgress
-		}
+		lr.fill()
 	}
+}
+
+// fill reads once into the free end of the buffer.
+func (lr *lineReader) fill() {
+	n, err := lr.r.Read(lr.buf[lr.end:])
+	lr.end += n
+	if err != nil {
+		lr.err = err
+	} else if n == 0 {
+		lr.err = io.ErrNoProgress
+	}
+}
+
+// failure is what the last read reported, as next returns it.
+func (lr *lineReader) failure() error {
+	if errors.Is(lr.err, io.EOF) {
+		return errEOF
+	}
+	return fmt.Errorf("read: %w", lr.err)
 }
 
 func trimCR(b []byte) []byte {

@@ -2,9 +2,7 @@ package mcpstdio
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 )
 
@@ -191,18 +189,9 @@ func (lr *lineReader) skipLong(parts [][]byte) error {
 		over.Size += int64(len(chunk))
 		lr.start, lr.end = 0, 0
 		if lr.err != nil {
-			if errors.Is(lr.err, io.EOF) {
-				return errEOF
-			}
-			return fmt.Errorf("read: %w", lr.err)
+			return lr.failure()
 		}
-		n, err := lr.r.Read(lr.buf)
-		lr.end = n
-		if err != nil {
-			lr.err = err
-		} else if n == 0 {
-			lr.err = io.ErrNoProgress
-		}
+		lr.fill()
 	}
 }
 
