@@ -38,6 +38,9 @@ func checkAll(o options) int {
 			for _, f := range faults {
 				fmt.Println("    " + f)
 			}
+			if t.shellArg {
+				fmt.Println("    " + probeShellArg(o, t, mode))
+			}
 			if o.verbose {
 				printSteps(res)
 			}
@@ -194,4 +197,24 @@ func count(list []string, s string) int {
 		}
 	}
 	return n
+}
+
+// probeShellArg shows where a command runs when the model names another shell (SPEC 9: the
+// deployment must close this; docs/harnesses.md says how). It is reported, not judged: the check
+// sets the terminal up as the recipe says, and the recipe leaves the closing to the deployment.
+func probeShellArg(o options, t *terminal, mode string) string {
+	const probe = `echo "$(readlink /proc/$$/exe), parent $(cat /proc/$PPID/comm), boundary=${AGENT_SHELL_BOUNDARY-none}"`
+	dir := filepath.Join(o.work, t.dirName()+"-shellarg-"+mode)
+	r, err := newRun(dir, o.cli, o.bin, filepath.Join(o.bin, "spear-shell"), mode, t)
+	if err != nil {
+		return "shell argument probe: " + err.Error()
+	}
+	// The first command of a session may come before the shell snapshot; the probe is the second.
+	tt := drive(r, t, []string{"true", probe}, map[int]map[string]any{1: {"shell": "/bin/sh"}}, nil)
+	endTurn(r, filepath.Join(o.bin, "spear-shell"))
+	if tt.err != nil || len(tt.records) != 2 {
+		return fmt.Sprintf("shell argument probe: %v", tt.err)
+	}
+	out, _ := t.result(tt.records[1])
+	return fmt.Sprintf(`(not judged) the model's shell "/bin/sh" ran: %s`, strings.TrimSpace(out))
 }

@@ -27,14 +27,16 @@ type terminal struct {
 	// twoPipes: the terminal reads stdout and stderr from two pipes, so how their lines
 	// interleave is not defined, with bash as with spear-shell.
 	twoPipes bool
+	// shellArg: the shell tool takes the shell to run from the model (Codex's exec_command).
+	shellArg bool
 }
 
 const prompt = "Run the commands you are given, one per turn."
 
 var terminals = []*terminal{
 	{name: "claude-code", pkg: "@anthropic-ai/claude-code", command: claudeCode, result: claudeResult},
-	{name: "codex", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true},
-	{name: "codex", variant: "shell_snapshot=false", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true},
+	{name: "codex", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true},
+	{name: "codex", variant: "shell_snapshot=false", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true},
 	{name: "gemini", pkg: "@google/gemini-cli", command: gemini, result: geminiResult},
 	{name: "mini-swe-agent", version: "2.4 protocol", result: subprocessResult},
 }
