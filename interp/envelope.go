@@ -25,8 +25,9 @@ const (
 	// markWord is a literal word of [A-Za-z0-9._/+-] chosen by the terminal (a snapshot's path,
 	// a temporary file's name), unquoted or single-quoted as the template writes it.
 	markWord = "__SPEAR_WORD__"
-	// markPaths is a literal word of [A-Za-z0-9._/+:-], a list of directories such as PATH.
-	markPaths = "__SPEAR_PATHS__"
+	// markDir is an absolute literal directory of [A-Za-z0-9._/+@-]: a terminal's own install
+	// directory (npm puts scoped packages under @scope).
+	markDir = "__SPEAR_DIR__"
 	// markSelf is an absolute literal path that must resolve to this binary (not the stub).
 	markSelf = "__SPEAR_SELF__"
 	// markCommand is the model's command: as a statement of its own, the statements in its
@@ -163,7 +164,7 @@ func (e *Envelope) compile(outside []string) error {
 
 func (e *Envelope) addSlot(value string, n syntax.Node) {
 	switch value {
-	case markWord, markPaths, markSelf, markCommand:
+	case markWord, markDir, markSelf, markCommand:
 		e.slots = append(e.slots, tslot{value, int(n.Pos().Offset()), int(n.End().Offset())})
 	}
 }
@@ -188,7 +189,12 @@ type Match struct {
 // MatchEnvelope finds which of terminal's envelopes src is, with the model's command in its
 // slot; nil when it is none of them (or the input cannot be parsed safely).
 func MatchEnvelope(terminal, src string, ctx Context) *Match {
-	list := Envelopes(terminal)
+	var list []*Envelope
+	for _, e := range Envelopes(terminal) {
+		if (!e.LoginOnly || ctx.Login) && e.textMayMatch(src) {
+			list = append(list, e)
+		}
+	}
 	if len(list) == 0 || !trustedForEnvelope(src) {
 		return nil
 	}
@@ -197,14 +203,31 @@ func MatchEnvelope(terminal, src string, ctx Context) *Match {
 		return nil
 	}
 	for _, e := range list {
-		if e.LoginOnly && !ctx.Login {
-			continue
-		}
 		if m := e.match(f, src, ctx); m != nil {
 			return m
 		}
 	}
 	return nil
+}
+
+// textMayMatch is a cheap test before the parse: src starts with the template's text before
+// its first slot, ends with the text after its last, and holds the texts between in order.
+func (e *Envelope) textMayMatch(src string) bool {
+	first, last := e.slots[0], e.slots[len(e.slots)-1]
+	head, tail := e.Text[:first.start], e.Text[last.end:]
+	if len(src) < len(head)+len(tail) || !strings.HasPrefix(src, head) || !strings.HasSuffix(src, tail) {
+		return false
+	}
+	rest := src[len(head) : len(src)-len(tail)]
+	for i := 1; i < len(e.slots); i++ {
+		mid := e.Text[e.slots[i-1].end:e.slots[i].start]
+		j := strings.Index(rest, mid)
+		if j < 0 {
+			return false
+		}
+		rest = rest[j+len(mid):]
+	}
+	return true
 }
 
 // trustedForEnvelope rejects input where mvdan and bash may disagree on where a statement

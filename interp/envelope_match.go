@@ -204,8 +204,9 @@ func commandWord(w *syntax.Word) string {
 	return ""
 }
 
-// commandWord binds the input word in the command's word slot: its value must be fixed,
-// written with single quotes and plain characters only, as the terminals quote it.
+// commandWord binds the input word in the command's word slot: its value must be fixed, written
+// as the terminals quote it: single quotes, plain characters, and double quotes around plain
+// characters (a quote inside single quotes is written '"'"').
 func (m *matcher) commandWord(t, in *syntax.Word) bool {
 	var b strings.Builder
 	for _, p := range in.Parts {
@@ -215,6 +216,17 @@ func (m *matcher) commandWord(t, in *syntax.Word) bool {
 				return false
 			}
 			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return false
+			}
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.ContainsAny(l.Value, "\\$`") {
+					return false
+				}
+				b.WriteString(l.Value)
+			}
 		case *syntax.Lit:
 			if strings.ContainsAny(p.Value, "\\*?[]{}~") {
 				return false
@@ -233,7 +245,7 @@ func (m *matcher) commandWord(t, in *syntax.Word) bool {
 }
 
 func isMark(v string) bool {
-	return v == markWord || v == markPaths || v == markSelf || v == markCommand
+	return v == markWord || v == markDir || v == markSelf || v == markCommand
 }
 
 // literal binds a literal slot (not the command) whose input value is v.
@@ -242,8 +254,8 @@ func (m *matcher) literal(t syntax.Node, kind, v string, in syntax.Node) bool {
 	switch kind {
 	case markWord:
 		ok = literalOf(v, "")
-	case markPaths:
-		ok = literalOf(v, ":")
+	case markDir:
+		ok = literalOf(v, "@") && filepath.IsAbs(v)
 	case markSelf:
 		ok = literalOf(v, "") && filepath.IsAbs(v) && m.ctx.IsSelf != nil && m.ctx.IsSelf(v)
 	}
