@@ -10,11 +10,9 @@ import (
 const anthropicShellTool = "Bash"
 
 type anthropicRequest struct {
-	Model  string `json:"model"`
-	Stream bool   `json:"stream"`
-	Tools  []struct {
-		Name string `json:"name"`
-	} `json:"tools"`
+	Model    string      `json:"model"`
+	Stream   bool        `json:"stream"`
+	Tools    []namedTool `json:"tools"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -31,14 +29,10 @@ type anthropicBlock struct {
 
 func (m *Model) anthropic(w http.ResponseWriter, body []byte) {
 	var req anthropicRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, "fakemodel: anthropic: "+err.Error(), http.StatusBadRequest)
+	if !decode(w, "anthropic", body, &req) {
 		return
 	}
-	hasShell := false
-	for _, t := range req.Tools {
-		hasShell = hasShell || t.Name == anthropicShellTool
-	}
+	hasShell := offers(req.Tools, anthropicShellTool)
 	answered := 0
 	for _, msg := range req.Messages {
 		var blocks []anthropicBlock

@@ -27,23 +27,18 @@ type geminiRequest struct {
 		ResponseSchema     map[string]any `json:"responseSchema"`
 	} `json:"generationConfig"`
 	Tools []struct {
-		FunctionDeclarations []struct {
-			Name string `json:"name"`
-		} `json:"functionDeclarations"`
+		FunctionDeclarations []namedTool `json:"functionDeclarations"`
 	} `json:"tools"`
 }
 
 func (m *Model) gemini(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req geminiRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, "fakemodel: gemini: "+err.Error(), http.StatusBadRequest)
+	if !decode(w, "gemini", body, &req) {
 		return
 	}
 	hasShell := false
 	for _, t := range req.Tools {
-		for _, f := range t.FunctionDeclarations {
-			hasShell = hasShell || f.Name == geminiShellTool
-		}
+		hasShell = hasShell || offers(t.FunctionDeclarations, geminiShellTool)
 	}
 	answered := 0
 	for _, c := range req.Contents {

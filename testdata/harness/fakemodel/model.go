@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,6 +153,26 @@ func (m *Model) logRequest(r *http.Request, body []byte) {
 		head += fmt.Sprintf("%s: %s\n", k, strings.Join(v, ", "))
 	}
 	os.WriteFile(name, append([]byte(head+"\n"), body...), 0o644)
+}
+
+// namedTool is a tool a request offers the model; only its name matters here.
+type namedTool struct {
+	Name string `json:"name"`
+}
+
+// offers says whether the request offers the terminal's shell tool: a request without it is not
+// the agent's loop (a title, a classifier) and gets no tool call.
+func offers(tools []namedTool, name string) bool {
+	return slices.ContainsFunc(tools, func(t namedTool) bool { return t.Name == name })
+}
+
+// decode reads a request body into v, or answers 400 naming the API.
+func decode(w http.ResponseWriter, api string, body []byte, v any) bool {
+	if err := json.Unmarshal(body, v); err != nil {
+		http.Error(w, "fakemodel: "+api+": "+err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

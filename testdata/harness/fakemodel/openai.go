@@ -10,11 +10,8 @@ import (
 const openaiShellTool = "exec_command"
 
 type openaiRequest struct {
-	Model string `json:"model"`
-	Tools []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-	} `json:"tools"`
+	Model string      `json:"model"`
+	Tools []namedTool `json:"tools"`
 	Input []struct {
 		Type   string          `json:"type"`
 		CallID string          `json:"call_id"`
@@ -24,14 +21,10 @@ type openaiRequest struct {
 
 func (m *Model) openai(w http.ResponseWriter, body []byte) {
 	var req openaiRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, "fakemodel: openai: "+err.Error(), http.StatusBadRequest)
+	if !decode(w, "openai", body, &req) {
 		return
 	}
-	hasShell := false
-	for _, t := range req.Tools {
-		hasShell = hasShell || t.Name == openaiShellTool
-	}
+	hasShell := offers(req.Tools, openaiShellTool)
 	answered := 0
 	for _, it := range req.Input {
 		if it.Type != "function_call_output" || stepOf(it.CallID) < 0 {
