@@ -126,13 +126,27 @@ func (l *Logger) Path() string { return l.path }
 // the record was not written and the caller must refuse with audit-unavailable.
 // The line is in the kernel when Log returns; turn_ended and interrupted are
 // also synced to disk (see docs/audit.md).
-func (l *Logger) Log(e Event) error {
+func (l *Logger) Log(e Event) error { return l.log(e, 0) }
+
+// OutcomeReserve is the room LogReserving keeps after its record: enough for what follows an
+// intent record, whatever the call does (the outcome, a provider_failed and an interrupted
+// record, each of fewer than twelve strings of at most MaxValueBytes, which escaping can make
+// six times longer).
+const OutcomeReserve = 256 << 10
+
+// LogReserving is Log for a record that another must follow (a call's intent, before its
+// outcome): in the same locked step it makes sure that OutcomeReserve bytes more can be
+// appended to the file after it (preallocated: docs/audit.md says what that guarantees), and
+// writes nothing when they cannot.
+func (l *Logger) LogReserving(e Event) error { return l.log(e, OutcomeReserve) }
+
+func (l *Logger) log(e Event, reserve int64) error {
 	line, err := l.record(e, l.now())
 	if err != nil {
 		return fmt.Errorf("audit: %s: %w", e.Name, err)
 	}
 	sync := e.Name == EventTurnEnded || e.Name == EventInterrupted
-	if err := appendLine(l.path, line, sync); err != nil {
+	if err := appendLine(l.path, line, sync, reserve); err != nil {
 		return fmt.Errorf("audit: %s: %w", e.Name, err)
 	}
 	return nil

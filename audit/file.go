@@ -57,7 +57,11 @@ func checkFile(path string) error {
 // which is safe because every writer holds the lock while it writes; the
 // caller gets an error and the file keeps only whole lines. If sync is set the
 // data is also flushed to disk (fdatasync) before returning.
-func appendLine(path string, line []byte, sync bool) (err error) {
+//
+// With reserve > 0 the line is written only once the file holds, allocated past its end, room
+// for it and reserve bytes more (reserveAfter): what follows can then be written even if the
+// file system fills meanwhile.
+func appendLine(path string, line []byte, sync bool, reserve int64) (err error) {
 	fd, readable, err := openAppend(path)
 	if err != nil {
 		return err
@@ -85,6 +89,11 @@ func appendLine(path string, line []byte, sync bool) (err error) {
 			line = append([]byte{'\n'}, line...)
 		}
 	}
+	if reserve > 0 {
+		if err := reserveAfter(fd, size, int64(len(line))+reserve); err != nil {
+			return &fs.PathError{Op: "reserve", Path: path, Err: err}
+		}
+	}
 	n, err := retryEINTR(func() (int, error) { return unix.Write(fd, line) })
 	if err == nil && n == len(line) {
 		if sync {
@@ -103,6 +112,31 @@ func appendLine(path string, line []byte, sync bool) (err error) {
 		}
 	}
 	return &fs.PathError{Op: "write", Path: path, Err: err}
+}
+
+// reserveAfter makes sure n bytes after offset size can be written to the file: it
+// preallocates them without changing the file's size (fallocate FALLOC_FL_KEEP_SIZE), so
+// later appends land in blocks that are already the file's. Where the file system cannot
+// preallocate, the free space is checked instead (a weaker promise: docs/audit.md). A file
+// size limit (RLIMIT_FSIZE) that n more bytes would pass is refused too, since preallocation
+// does not count against it but the writes will.
+func reserveAfter(fd int, size, n int64) error {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &rl); err == nil && rl.Cur != unix.RLIM_INFINITY && uint64(size+n) > rl.Cur {
+		return fmt.Errorf("the file size limit (%d bytes) leaves no room for %d bytes more", rl.Cur, n)
+	}
+	_, err := retryEINTR(func() (int, error) { return 0, unix.Fallocate(fd, unix.FALLOC_FL_KEEP_SIZE, size, n) })
+	if err != unix.EOPNOTSUPP && err != unix.ENOSYS {
+		return err
+	}
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return err
+	}
+	if free := int64(st.Bavail) * int64(st.Bsize); free < n {
+		return fmt.Errorf("%w: %d bytes free, %d needed", unix.ENOSPC, free, n)
+	}
+	return nil
 }
 
 func retryEINTR(f func() (int, error)) (int, error) {

@@ -74,6 +74,14 @@ func runChild(job string) int {
 			if err := l.Log(ev); err != nil {
 				fail(err)
 			}
+		case "reserve":
+			// An intent record that needs room for its outcome: refused whole under a
+			// file size limit smaller than OutcomeReserve.
+			if err := l.LogReserving(Event{Name: EventInvoked, Fields: map[string]any{"phase": "intent"}}); err != nil {
+				fail(err)
+			} else {
+				rep.Written++
+			}
 		case "readonly":
 			// One record, then the file loses its write permission.
 			if err := l.Log(Event{Name: EventTurnStarted}); err != nil {

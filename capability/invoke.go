@@ -99,9 +99,15 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	e := t.env
 	p := tl.prov
 	auditID := audit.NewAuditID()
-	if err := e.logEvent(audit.Event{Name: audit.EventInvoked, Provider: p.cfg.ID, Capability: tl.id,
+	// The intent is written only with room kept for what follows it: the call is never sent
+	// unless its outcome can be recorded (docs/audit.md says what a disk that fills guarantees).
+	intent := audit.Event{Name: audit.EventInvoked, Provider: p.cfg.ID, Capability: tl.id,
 		Class: tl.class, AuditID: auditID, Args: forward, Mode: e.mode,
-		Fields: map[string]any{"phase": "intent", "approval": approval}}); err != nil {
+		Fields: map[string]any{"phase": "intent", "approval": approval}}
+	if e.log == nil {
+		return a.auditUnavailable(e.logEvent(intent))
+	}
+	if err := e.log.LogReserving(intent); err != nil {
 		return a.auditUnavailable(err)
 	}
 	timeout := providerTimeout(p.cfg)

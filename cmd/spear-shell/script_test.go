@@ -84,6 +84,8 @@ func TestScripts(t *testing.T) {
 				return bwrapWorks(), nil
 			case "root":
 				return os.Getuid() == 0, nil
+			case "tmpfs":
+				return tmpfsWorks(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -109,4 +111,15 @@ func bwrapWorks() bool {
 		panic("bwrap is required (SPEAR_REQUIRE_BWRAP=1) but does not work: " + err.Error())
 	}
 	return err == nil
+}
+
+// tmpfsWorks tells whether a transcript can mount a small file system of its own (a tmpfs in
+// a user and mount namespace, with unshare), to fill it.
+func tmpfsWorks() bool {
+	dir, err := os.MkdirTemp("", "spear-tmpfs-")
+	if err != nil {
+		return false
+	}
+	defer os.Remove(dir)
+	return exec.Command("unshare", "-rm", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).Run() == nil
 }

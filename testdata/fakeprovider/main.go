@@ -62,6 +62,9 @@ type Behavior struct {
 	BigNotify   int             `json:"bigNotify"`   // first a notification carrying this many bytes
 	ListChanged bool            `json:"listChanged"` // first notifications/tools/list_changed
 	NoResult    bool            `json:"noResult"`    // answer with a malformed result (protocol fault)
+	// Fill: write this file until its file system is full, then answer (a disk that fills
+	// while the call is in flight).
+	Fill string `json:"fill"`
 	// WaitCancel: answer only once the call is cancelled (notifications/cancelled, recorded
 	// as a call of "cancelled" with the params), and then late, with "too late".
 	WaitCancel bool `json:"waitCancel"`
@@ -252,6 +255,9 @@ func call(b Behavior, args json.RawMessage, result func(any), rpcErr func(int64,
 	if b.Crash != nil {
 		return *b.Crash, true
 	}
+	if b.Fill != "" {
+		fill(b.Fill)
+	}
 	if b.ListChanged {
 		send(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 	}
@@ -351,4 +357,21 @@ func appendLine(path string, line []byte) {
 	}
 	f.Write(append(line, '\n'))
 	f.Close()
+}
+
+// fill writes path until a write fails (ENOSPC on a full file system).
+func fill(path string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeprovider: fill:", err)
+		return
+	}
+	defer f.Close()
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeprovider: fill:", err)
+			return
+		}
+	}
 }
