@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ import (
 //	intr | eof | susp type Ctrl-C, Ctrl-D, Ctrl-Z
 //	signal NAME       send the signal to the program's process group (OpenHands' Ctrl-C)
 //	winsize ROWS COLS resize the terminal (the program gets SIGWINCH)
+//	file PATH         wait until PATH exists (relative to $WORK)
 //	exit N            wait for the program to end with status N
 //
 // The whole output, with carriage returns removed, is the command's stdout. A step waits at
@@ -76,7 +78,7 @@ func runTerminal(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if err := t.step(step); err != nil {
 			t.stop()
-			ts.Fatalf("terminal: %s:%d: %s: %v\noutput so far:\n%s", args[0], i+1, step, err, t.output())
+			ts.Fatalf("terminal: %s:%d: %s: %v\noutput so far:\n%s\nafter the last match: %q", args[0], i+1, step, err, t.output(), t.output()[t.mark:])
 		}
 	}
 	t.stop()
@@ -180,6 +182,17 @@ func (t *term) step(step string) error {
 			return err
 		}
 		return pty.Setsize(t.master, &pty.Winsize{Rows: rows, Cols: cols})
+	case "file":
+		deadline := time.Now().Add(termWait)
+		for {
+			if _, err := os.Stat(filepath.Join(t.cmd.Dir, arg)); err == nil {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("no %s after %v", arg, termWait)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "exit":
 		want, err := strconv.Atoi(arg)
 		if err != nil {
