@@ -27,6 +27,7 @@ type Settings struct {
 	ManifestPath string // --manifest or SPEAR_TURN_MANIFEST; "" = none
 	Session      bool   // a stdin session: providers stay up; turn_ended at Close
 	Inside       bool   // started inside a spear-shell's real shell: offer nothing, say why
+	Unconfined   bool   // Inside, and that real shell has no isolation boundary (SPEAR_ISOLATION=none)
 	Isolation    string // how the real shell runs, e.g. "bwrap", "none (SPEAR_ISOLATION=none)"
 	Isolated     bool
 	SchemaHelper string // the spear-shell-schema helper; "" = SchemaHelperName beside the running executable

@@ -274,7 +274,8 @@ func TestNoCapabilities(t *testing.T) {
 	}{
 		{"no manifest", func(f *fixture, s *Settings) { s.ManifestPath = "" }, "no turn manifest"},
 		{"invalid manifest", func(f *fixture, s *Settings) { os.WriteFile(f.manifest, []byte(`{"turn":"t1"}`), 0o644) }, "invalid"},
-		{"inside", func(f *fixture, s *Settings) { s.Inside = true }, "inside"},
+		{"inside", func(f *fixture, s *Settings) { s.Inside = true }, "inside another's isolation boundary"},
+		{"nested unconfined", func(f *fixture, s *Settings) { s.Inside, s.Unconfined = true, true }, "set the manifest's terminal"},
 		{"standard question", func(f *fixture, s *Settings) {
 			f.write(f.manifest, obj("turn", "t1", "task", "standard-question", "workspace", f.ws, "audit", f.auditLog, "state_dir", f.state))
 		}, "no external capabilities are offered to this turn"},
@@ -297,6 +298,9 @@ func TestNoCapabilities(t *testing.T) {
 				}
 				if strings.Contains(r.stdout+r.stderr, "secretprov") {
 					t.Errorf("%s names a provider not offered: %+v", verb, r)
+				}
+				if s.Unconfined && strings.Contains(r.stderr, "boundary") {
+					t.Errorf("%s: no boundary, yet one is spoken of: %+v", verb, r)
 				}
 			}
 			var out, errb bytes.Buffer

@@ -64,7 +64,7 @@ func (t *Turn) load() {
 	e.red = audit.NewRedactor(nil)
 	switch {
 	case t.s.Inside:
-		e.none = "this shell runs inside spear-shell's isolation boundary, where " + nothingOffered
+		e.none = nestedReason(t.s.Unconfined)
 		return
 	case t.s.ManifestPath == "":
 		e.none = nothingOffered + " (no turn manifest: --manifest or SPEAR_TURN_MANIFEST)"
