@@ -352,6 +352,13 @@ func (k *keeper) start(id string) (*kept, keeperReply) {
 	}
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
+	if c := kp.client; c != nil && c.Exited() {
+		// It ended between requests, which no answer saw: recorded here, and started again;
+		// the answering process lists it again and checks its pins as for any start.
+		kp.client, kp.tools = nil, nil
+		_ = k.e.logEvent(audit.Event{Name: audit.EventProviderFailed, Provider: id, Stage: "idle",
+			Reason: "it exited while the keeper held it", StderrTail: k.stopFaulty(c)})
+	}
 	if kp.client == nil {
 		// Judged again here, where it is started: the program may have changed since the
 		// answering process judged it.

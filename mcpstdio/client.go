@@ -239,3 +239,16 @@ func nonNull(v json.RawMessage) json.RawMessage {
 // ToolsChanged reports whether the server announced (notifications/tools/list_changed) that its
 // tools changed since the last ListTools began.
 func (c *Client) ToolsChanged() bool { return c.toolsChanged.Load() }
+
+// Exited reports whether the server has exited or closed its stdout: the client cannot be
+// used again. A caller that keeps servers between uses (the turn's keeper) starts a new one.
+func (c *Client) Exited() bool {
+	select {
+	case <-c.dead:
+		return true
+	case <-c.exited:
+		return true
+	default:
+		return hasExited(c.pgid) // before the goroutine that waits for it has learnt it
+	}
+}

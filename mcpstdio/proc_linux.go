@@ -40,6 +40,13 @@ func awaitExit(pid int) {
 	}
 }
 
+// hasExited reports, without waiting or reaping, whether process pid has exited.
+func hasExited(pid int) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+	return err != nil && !errors.Is(err, syscall.EINTR) || info.Signo != 0
+}
+
 // reap releases the exited process pid.
 func reap(pid int) {
 	var ws syscall.WaitStatus
