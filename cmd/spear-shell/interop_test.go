@@ -15,9 +15,9 @@ import (
 
 // The interop suite: spear-shell, as an agent's shell, against MCP servers nobody here wrote
 // (the npm reference servers of testdata/interop, TypeScript SDK) and one built with the Go SDK
-// (testdata/interop/gosdkserver). Each server gets one stdin session of spear-capability lines
-// and their expected exits and output; the suite prints the table of servers, calls tried and
-// calls as expected. Python SDK servers are not in it: their registry cannot be reached from
+// (testdata/interop/gosdkserver). Each server gets its spear-capability lines, with their
+// expected exits and output, once in a stdin session and once as -c processes of one turn; the
+// suite prints the table of servers, calls tried and calls as expected. Python SDK servers are not in it: their registry cannot be reached from
 // here. Without node or the npm servers it skips, unless SPEAR_REQUIRE_INTEROP=1 (make test).
 
 type interopCall struct {
@@ -54,13 +54,16 @@ func TestInterop(t *testing.T) {
 	tallies := map[string]tally{}
 	t.Run("servers", func(t *testing.T) {
 		for _, s := range servers {
-			t.Run(s.name, func(t *testing.T) {
-				t.Parallel()
-				tried, ok := runInterop(t, s)
-				mu.Lock()
-				tallies[s.name] = tally{tried, ok}
-				mu.Unlock()
-			})
+			for _, mode := range []string{"session", "-c"} {
+				t.Run(s.name+"/"+mode, func(t *testing.T) {
+					t.Parallel()
+					tried, ok := runInterop(t, s, mode)
+					mu.Lock()
+					n := tallies[s.name]
+					tallies[s.name] = tally{n.tried + tried, n.ok + ok}
+					mu.Unlock()
+				})
+			}
 		}
 	})
 	var b strings.Builder
@@ -114,9 +117,11 @@ func npmVersion(t *testing.T, mods, pkg string) string {
 	return p.Version
 }
 
-// runInterop runs the server's calls in one session and checks each; it returns how many
-// calls were tried and how many answered as expected.
-func runInterop(t *testing.T, s interopServer) (tried, ok int) {
+// runInterop runs the server's calls in one turn, in a stdin session or (mode "-c") one -c
+// process each, as agent terminals run commands (the turn's keeper then holds the providers;
+// --end-turn stops it), and checks each call; it returns how many calls were tried and how many
+// answered as expected.
+func runInterop(t *testing.T, s interopServer, mode string) (tried, ok int) {
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "ws")
 	home := filepath.Join(dir, "home")
@@ -143,29 +148,52 @@ func runInterop(t *testing.T, s interopServer) (tried, ok int) {
 	manifest := filepath.Join(dir, "turn.json")
 	writeJSON(manifest, map[string]any{"turn": "interop", "task": "implementation", "workspace": ws,
 		"audit": filepath.Join(dir, "audit.jsonl"), "state_dir": filepath.Join(dir, "state")})
-
-	var in strings.Builder
-	for _, c := range s.calls {
-		if c.pre != "" {
-			fmt.Fprintf(&in, "%s >/dev/null 2>&1\n", c.pre)
-		}
-		fmt.Fprintf(&in, "%s\necho \"@@ $?\"\necho @@ >&2\n", strings.ReplaceAll(c.line, "$DIR", dir))
-	}
-	cmd := exec.Command(filepath.Join(binDir, "spear-shell"))
-	cmd.Dir = ws
-	cmd.Env = []string{"SPEAR_HOME=" + home, "SPEAR_TURN_MANIFEST=" + manifest, "SPEAR_ISOLATION=none",
+	env := []string{"SPEAR_HOME=" + home, "SPEAR_TURN_MANIFEST=" + manifest, "SPEAR_ISOLATION=none",
 		"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir}
-	cmd.Stdin = strings.NewReader(in.String())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Errorf("session: %v", err)
+	run := func(stdin string, args ...string) (stdout, stderr string, exit int) {
+		cmd := exec.Command(filepath.Join(binDir, "spear-shell"), args...)
+		cmd.Dir, cmd.Env = ws, env
+		cmd.Stdin = strings.NewReader(stdin)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
+			t.Fatalf("spear-shell %v: %v", args, err)
+		}
+		return o.String(), e.String(), cmd.ProcessState.ExitCode()
 	}
-	outs := splitAt(stdout.String(), regexp.MustCompile(`(?m)^@@ (\d+)\n`))
-	errs := splitAt(stderr.String(), regexp.MustCompile(`(?m)^@@\n`))
-	if len(outs) < len(s.calls) || len(errs) < len(s.calls) {
-		t.Fatalf("%d answers on stdout and %d on stderr for %d calls\nstdout:\n%s\nstderr:\n%s",
-			len(outs), len(errs), len(s.calls), short(stdout.String()), short(stderr.String()))
+
+	var outs, errs []piece
+	if mode == "-c" {
+		for _, c := range s.calls {
+			if c.pre != "" {
+				run("", "-c", c.pre)
+			}
+			o, e, code := run("", "-c", strings.ReplaceAll(c.line, "$DIR", dir))
+			outs = append(outs, piece{text: o, tag: fmt.Sprint(code)})
+			errs = append(errs, piece{text: e})
+		}
+		if o, e, code := run("", "--end-turn"); code != 0 {
+			t.Errorf("--end-turn: exit %d\n%s%s", code, o, e)
+		}
+	} else {
+		var in strings.Builder
+		for _, c := range s.calls {
+			if c.pre != "" {
+				fmt.Fprintf(&in, "%s >/dev/null 2>&1\n", c.pre)
+			}
+			fmt.Fprintf(&in, "%s\necho \"@@ $?\"\necho @@ >&2\n", strings.ReplaceAll(c.line, "$DIR", dir))
+		}
+		stdout, stderr, code := run(in.String())
+		if code != 0 {
+			t.Errorf("session: exit %d", code)
+		}
+		outs = splitAt(stdout, regexp.MustCompile(`(?m)^@@ (\d+)\n`))
+		errs = splitAt(stderr, regexp.MustCompile(`(?m)^@@\n`))
+		if len(outs) < len(s.calls) || len(errs) < len(s.calls) {
+			t.Fatalf("%d answers on stdout and %d on stderr for %d calls\nstdout:\n%s\nstderr:\n%s",
+				len(outs), len(errs), len(s.calls), short(stdout), short(stderr))
+		}
 	}
 	for i, c := range s.calls {
 		tried++
