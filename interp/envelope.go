@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"mvdan.cc/sh/v3/syntax"
@@ -210,6 +211,21 @@ func MatchEnvelope(terminal, src string, ctx Context) *Match {
 	return nil
 }
 
+// MayBeEnvelope is a cheap test for input without the name: whether it may be one of the
+// envelopes with text of their own (a form that is the command alone is not counted).
+func MayBeEnvelope(src string) bool {
+	all, err := envelopes()
+	if err != nil {
+		return false
+	}
+	for _, e := range all {
+		if len(e.Text) > len(markCommand) && e.textMayMatch(src) {
+			return true
+		}
+	}
+	return false
+}
+
 // textMayMatch is a cheap test before the parse: src starts with the template's text before
 // its first slot, ends with the text after its last, and holds the texts between in order.
 func (e *Envelope) textMayMatch(src string) bool {
@@ -246,13 +262,19 @@ func trustedForEnvelope(src string) bool {
 }
 
 // Head is the start of an unmatched string for the audit: at most n bytes, cut at a rune
-// boundary (the audit cleans and bounds it again).
+// boundary, with control characters other than newline and tab and invalid UTF-8 shown as
+// U+FFFD (the audit redacts and bounds it again).
 func Head(src string, n int) string {
-	if len(src) <= n {
-		return src
+	if len(src) > n {
+		for n > 0 && src[n]&0xC0 == 0x80 {
+			n--
+		}
+		src = src[:n]
 	}
-	for n > 0 && n < len(src) && src[n]&0xC0 == 0x80 {
-		n--
-	}
-	return src[:n]
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(src, string(utf8.RuneError)))
 }

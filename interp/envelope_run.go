@@ -4,28 +4,38 @@ import (
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
-// EnvelopeHandlers is what running an envelope needs besides answering.
-type EnvelopeHandlers struct {
-	Handlers
-	// Outside runs a part of the envelope that needs what the boundary hides (tmux wait -S
-	// done) in spear-shell's own environment, and returns its exit status.
-	Outside func(argv []string) int
-	// Shell is the real shell's path, for the fresh process of `exec SELF -c CMD`.
-	Shell string
-}
-
 // RunEnvelope runs a -c string that is envelope m, whose command Analyze answered as a, and
 // returns the string's exit status.
-func RunEnvelope(m *Match, a Analysis, sh *realshell.Shell, h EnvelopeHandlers) int {
+func RunEnvelope(m *Match, a Analysis, sh *realshell.Shell, h Handlers) int {
 	m.Run(a, sh, h)
 	return sh.Close()
+}
+
+// runEnvelopeUnit runs a session unit that is envelope m; it reports false once the shell has
+// ended.
+func runEnvelopeUnit(m *Match, a Analysis, sh *realshell.Shell, h Handlers) bool {
+	if a.Verdict == Refuse {
+		if !sh.Sync() {
+			return false
+		}
+		sh.SetStatus(m.Refused(h.Refuse(a.Code, a.Reason), h.Outside))
+		return true
+	}
+	if !m.Run(a, sh, h) {
+		return false
+	}
+	// A command of a terminal session reads the terminal: the next line waits for it.
+	if sh.Terminal() {
+		return sh.Sync()
+	}
+	return true
 }
 
 // Run runs envelope m in sh, in the order the terminal meant: the envelope's own parts in the
 // real shell, the command's segments (a) in its place with the answers between them, a part the
 // boundary would hide outside it. A failing left side of an && chain ends the envelope there
 // with its status, as the chain would. Run reports false once the shell has ended.
-func (m *Match) Run(a Analysis, sh *realshell.Shell, h EnvelopeHandlers) bool {
+func (m *Match) Run(a Analysis, sh *realshell.Shell, h Handlers) bool {
 	p := m.Envelope.plan
 	for _, st := range p.steps {
 		switch st.kind {
@@ -48,11 +58,13 @@ func (m *Match) Run(a Analysis, sh *realshell.Shell, h EnvelopeHandlers) bool {
 			if p.fresh {
 				sh.Replace(h.Shell, m.self())
 			}
-			if a.Verdict == Forward {
-				sh.Forward(m.Command)
+			if a.Verdict != Answer {
+				if hasCommands(m.Command) {
+					sh.Forward(m.Command)
+				}
 				continue
 			}
-			if !runSegments(a.Segments, sh, h.Handlers) {
+			if !runSegments(a.Segments, sh, h) {
 				return false
 			}
 		}
@@ -79,4 +91,20 @@ func (m *Match) self() string {
 		}
 	}
 	return ""
+}
+
+// Refused is what an envelope whose command was refused (exit status code) still does: nothing
+// in the real shell, but the parts after the command that spear-shell runs itself outside the
+// boundary, so that a harness waiting for Terminal-Bench's signal gets it. It returns the status.
+func (m *Match) Refused(code int, outside func(argv []string) int) int {
+	after := false
+	for _, st := range m.Envelope.plan.steps {
+		switch {
+		case st.kind == stepCommand:
+			after = true
+		case after && st.kind == stepOutside:
+			code = outside(st.argv)
+		}
+	}
+	return code
 }

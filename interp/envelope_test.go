@@ -324,3 +324,25 @@ func readCaptured(t *testing.T, file string) []capturedStep {
 	flush()
 	return steps
 }
+
+func TestHead(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"spear-capability list", 100, "spear-capability list"},
+		{"spear-capability list", 5, "spear"},
+		{"a\x1b[31mb\r\n\tc\x7f", 100, "a\ufffd[31mb\ufffd\n\tc\ufffd"},
+		{"é", 1, ""},
+		{"aé", 2, "a"},
+		{"a\xffb", 100, "a\ufffdb"},
+		{"a\u0085b", 100, "a\ufffdb"},
+	}
+	for _, tt := range tests {
+		if got := Head(tt.in, tt.n); got != tt.want {
+			t.Errorf("Head(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -13,6 +13,15 @@ import (
 type Handlers struct {
 	Answer func(inv *Invocation) int
 	Refuse func(code, reason string) int
+
+	// Envelope, when set, is asked first about every unit of a session: a unit that is one of
+	// the turn's terminal's envelopes comes back with its command's analysis (envelope.go).
+	Envelope func(unit string) (*Match, Analysis)
+	// Outside runs a part of an envelope that needs what the boundary hides (tmux wait -S
+	// done) in spear-shell's own environment, and returns its exit status.
+	Outside func(argv []string) int
+	// Shell is the real shell's path, for the fresh process of `exec SELF -c CMD`.
+	Shell string
 }
 
 // RunSegments runs an analysed -c string that mixes forwarded commands and answers: forwarded
@@ -69,6 +78,11 @@ func RunSession(r io.Reader, sh *realshell.Shell, h Handlers) int {
 
 // runUnit runs one unit of a session and reports false once the shell has ended.
 func runUnit(unit string, sh *realshell.Shell, h Handlers) bool {
+	if h.Envelope != nil {
+		if m, a := h.Envelope(strings.TrimSuffix(unit, "\n")); m != nil {
+			return runEnvelopeUnit(m, a, sh, h)
+		}
+	}
 	a := Analyze(unit)
 	switch a.Verdict {
 	case Forward:

@@ -19,27 +19,39 @@ import (
 // unmatchedHead is how much of an unmatched string the audit keeps.
 const unmatchedHead = 256
 
-// Envelope is what a session needs to decide a unit under the turn's terminal: the match
-// (nil when the unit is not one of the terminal's envelopes, or no terminal is named) and
-// the analysis of its command. A unit that names spear-capability and matches none of the
-// terminal's envelopes is recorded envelope_unmatched here, and is then judged as before.
-func Envelope(turn *capability.Turn, terminal, unit string, login bool, self string) (*interp.Match, interp.Analysis) {
-	if terminal == "" || terminal == "none" || !realshell.MayInvoke(unit) {
+// envelope decides text (a -c string or a session unit) under the turn's terminal: the match
+// (nil when the text is not one of the terminal's envelopes, or no terminal is named) and the
+// analysis of its command. Text that names spear-capability and matches none of the terminal's
+// envelopes is recorded envelope_unmatched here, and is then judged as before.
+func envelope(turn *capability.Turn, terminal, text string, login bool, self string) (*interp.Match, interp.Analysis) {
+	if terminal == "" || terminal == "none" {
 		return nil, interp.Analysis{}
 	}
-	m := interp.MatchEnvelope(terminal, unit, interp.Context{Login: login, IsSelf: isSelf(self)})
+	m := interp.MatchEnvelope(terminal, text, interp.Context{Login: login, IsSelf: isSelf(self)})
 	if m == nil {
-		if realshell.NameInText(unit) {
-			turn.EnvelopeUnmatched(terminal, interp.Head(unit, unmatchedHead))
+		if realshell.NameInText(text) {
+			turn.EnvelopeUnmatched(terminal, interp.Head(text, unmatchedHead))
 		}
 		return nil, interp.Analysis{}
 	}
 	return m, interp.Analyze(m.Command)
 }
 
-// envelopeHandlers adds to h what an envelope's own parts need.
-func envelopeHandlers(h interp.Handlers, rs *realshell.RealShell) interp.EnvelopeHandlers {
-	return interp.EnvelopeHandlers{Handlers: h, Outside: runOutside, Shell: rs.Path}
+// sessionEnvelopes is a session's Envelope hook. A unit is tried when it may name
+// spear-capability, or may be an envelope with text of its own even without the name:
+// Terminal-Bench's `; tmux wait -S done` must run outside the boundary for every command. The
+// manifest is read at the first such unit, once.
+func sessionEnvelopes(turn *capability.Turn, login bool, self string) func(string) (*interp.Match, interp.Analysis) {
+	terminal := ""
+	return func(unit string) (*interp.Match, interp.Analysis) {
+		if !realshell.MayInvoke(unit) && !interp.MayBeEnvelope(unit) {
+			return nil, interp.Analysis{}
+		}
+		if terminal == "" {
+			terminal = turn.Terminal()
+		}
+		return envelope(turn, terminal, unit, login, self)
+	}
 }
 
 // runOutside runs a part of an envelope in spear-shell's own environment, outside the

@@ -65,7 +65,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		var m *interp.Match
 		var an interp.Analysis
 		if realshell.MayInvoke(a.String) {
-			m, an = Envelope(turn, turn.Terminal(), a.String, login(a.Options), self)
+			m, an = envelope(turn, turn.Terminal(), a.String, login(a.Options), self)
 		}
 		if m == nil {
 			an = interp.Analyze(a.String)
@@ -74,7 +74,11 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		case interp.Forward:
 			break
 		case interp.Refuse:
-			return turn.Refuse(an.Code, an.Reason, stderr)
+			code := turn.Refuse(an.Code, an.Reason, stderr)
+			if m != nil {
+				code = m.Refused(code, runOutside)
+			}
+			return code
 		default:
 			return runString(a, an, m, rs, turn, stdin, stdout, stderr)
 		}
@@ -84,7 +88,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 			// (and checks) the input itself.
 			break
 		}
-		return runSession(a, rs, capability.NewTurn(ts), stdin, stdout, stderr)
+		return runSession(a, self, rs, capability.NewTurn(ts), stdin, stdout, stderr)
 	}
 	return fastpath.Exec(argv[0], a, rs)
 }
@@ -123,18 +127,20 @@ func runString(a realshell.Args, an interp.Analysis, m *interp.Match, rs *realsh
 	}
 	g.setShell(sh)
 	h := interp.Handlers{
-		Answer: answer,
-		Refuse: func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
+		Answer:  answer,
+		Refuse:  func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
+		Outside: runOutside,
+		Shell:   rs.Path,
 	}
 	if m != nil {
-		return interp.RunEnvelope(m, an, sh, envelopeHandlers(h, rs))
+		return interp.RunEnvelope(m, an, sh, h)
 	}
 	return interp.RunSegments(an, sh, h)
 }
 
 // runSession runs commands from stdin in one real shell until EOF, exit, or a signal, and
 // then ends the turn.
-func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
+func runSession(a realshell.Args, self string, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
 	g := newGuard(turn)
 	defer g.stop()
 	term := terminalSession(a, stdin, stderr, g)
@@ -161,6 +167,9 @@ func runSession(a realshell.Args, rs *realshell.RealShell, turn *capability.Turn
 		Refuse: func(code, reason string) int {
 			return g.answer(func(context.Context) int { return turn.Refuse(code, reason, stderr) })
 		},
+		Envelope: sessionEnvelopes(turn, login(a.Options), self),
+		Outside:  runOutside,
+		Shell:    rs.Path,
 	}
 	var code int
 	if term != nil {
