@@ -55,16 +55,21 @@ func livePids(words ...string) []int {
 	return pids
 }
 
-// awaitGone waits (up to a minute, which only a broken build reaches) until no live process
-// matches words.
-func awaitGone(words ...string) bool {
+// poll reports whether cond holds within a minute, which only a broken build reaches, asking
+// every 10 ms.
+func poll(cond func() bool) bool {
 	for range 6000 {
-		if len(livePids(words...)) == 0 {
+		if cond() {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	return false
+}
+
+// awaitGone waits until no live process matches words.
+func awaitGone(words ...string) bool {
+	return poll(func() bool { return len(livePids(words...)) == 0 })
 }
 
 // stopKeepers ends, with SIGTERM, every keeper whose command line names a file under dir (its
@@ -92,17 +97,14 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 	for i, w := range args[:len(args)-1] {
 		words[i] = expandVars(ts, w)
 	}
-	for range 6000 {
-		got := livePids(words...)
-		if len(got) == n {
-			return
-		}
-		if !wait {
-			ts.Fatalf("procs %v: %d live processes %v, want %d", words, len(got), got, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got []int
+	poll(func() bool {
+		got = livePids(words...)
+		return len(got) == n || !wait
+	})
+	if len(got) != n {
+		ts.Fatalf("procs %v: %d live processes %v, want %d", words, len(got), got, n)
 	}
-	ts.Fatalf("procs %v: never %d", words, n)
 }
 
 // kill-keeper: SIGKILLs the keeper of the last keeper_started record of $WORK/audit.jsonl and
@@ -129,11 +131,11 @@ func cmdKillKeeper(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("kill-keeper: no keeper_started record")
 	}
 	ts.Check(syscall.Kill(pid, syscall.SIGKILL))
-	for range 6000 {
-		if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err != nil || len(cmdline) == 0 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	if poll(func() bool {
+		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		return err != nil || len(cmdline) == 0
+	}) {
+		return
 	}
 	ts.Fatalf("kill-keeper: %d still runs", pid)
 }
@@ -150,22 +152,19 @@ func cmdAwaitAudit(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: await-audit [-count=N] SPEC")
 	}
-	for range 6000 {
-		if data, err := os.ReadFile(ts.MkAbs("audit.jsonl")); err == nil {
-			n := 0
-			for line := range strings.SplitSeq(string(data), "\n") {
-				var m map[string]any
-				if json.Unmarshal([]byte(line), &m) == nil && auditMatch(m, args[0]) {
-					n++
-				}
-			}
-			if n >= want {
-				return
+	if !poll(func() bool {
+		data, _ := os.ReadFile(ts.MkAbs("audit.jsonl"))
+		n := 0
+		for line := range strings.SplitSeq(string(data), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil && auditMatch(m, args[0]) {
+				n++
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		return n >= want
+	}) {
+		ts.Fatalf("await-audit: fewer than %d records match %s", want, args[0])
 	}
-	ts.Fatalf("await-audit: fewer than %d records match %s", want, args[0])
 }
 
 // stale-socket PATH: leaves a unix socket at PATH that nobody listens on, as a keeper killed
