@@ -65,6 +65,12 @@ func ServeKeeper(s Settings) int {
 		fl.Close()
 		return 1
 	}
+	return serveKeeper(s, ln, true)
+}
+
+// serveKeeper serves the turn s names on ln until the keeper ends; signals: SIGTERM, SIGHUP
+// and SIGINT end it too (a process of its own; tests run it in theirs without).
+func serveKeeper(s Settings, ln *net.UnixListener, signals bool) int {
 	ln.SetUnlinkOnClose(false)
 	s.Session = false
 	t := NewTurn(s)
@@ -86,7 +92,7 @@ func ServeKeeper(s Settings) int {
 		conns: map[*net.UnixConn]bool{}, last: time.Now(), done: make(chan string, 1)}
 	_ = e.logEvent(audit.Event{Name: audit.EventKeeperStarted, Fields: map[string]any{
 		"pid": os.Getpid(), "keep_providers": int(k.keep / time.Second)}})
-	k.serve()
+	k.serve(signals)
 	return 0
 }
 
@@ -110,17 +116,31 @@ func closeInherited() {
 	}
 }
 
-// serve accepts connections until the keeper ends, then stops everything.
-func (k *keeper) serve() {
-	go k.idleWatch()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	go func() { k.end("terminated by " + (<-sigs).String()) }()
-	go func() {
+// serve accepts connections until the keeper ends, then stops everything and returns once
+// every goroutine it started has.
+func (k *keeper) serve(signals bool) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	wg.Go(func() { k.idleWatch(stop) })
+	if signals {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+		defer signal.Stop(sigs)
+		wg.Go(func() {
+			select {
+			case sig := <-sigs:
+				k.end("terminated by " + sig.String())
+			case <-stop:
+			}
+		})
+	}
+	wg.Go(func() {
 		for {
 			conn, err := k.ln.AcceptUnix()
 			if err != nil {
-				return // closed by end
+				return // closed by finish
 			}
 			k.mu.Lock()
 			if k.ended {
@@ -130,31 +150,32 @@ func (k *keeper) serve() {
 			}
 			k.conns[conn] = true
 			k.mu.Unlock()
-			go k.serveConn(conn)
+			wg.Go(func() { k.serveConn(conn) })
 		}
-	}()
+	})
 	k.finish(<-k.done)
 }
 
 // idleWatch ends the keeper once keep passes with no request in flight and none since.
-func (k *keeper) idleWatch() {
+func (k *keeper) idleWatch(stop <-chan struct{}) {
 	for {
 		k.mu.Lock()
-		if k.ended {
-			k.mu.Unlock()
-			return
-		}
 		wait := k.keep - time.Since(k.last)
 		if k.active > 0 {
 			wait = k.keep
 		}
 		k.mu.Unlock()
-		if wait > 0 {
-			time.Sleep(wait)
-			continue
+		if wait <= 0 {
+			k.end(keeperIdle)
+			return
 		}
-		k.end(keeperIdle)
-		return
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-stop:
+			t.Stop()
+			return
+		}
 	}
 }
 
@@ -250,7 +271,17 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 		return // another user: not a word
 	}
 	reqs := make(chan keeperRequest)
-	go readRequests(conn, reqs)
+	quit := make(chan struct{})
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		readRequests(conn, reqs, quit)
+	}()
+	defer func() {
+		close(quit)
+		conn.Close()
+		<-read
+	}()
 	w := bufio.NewWriter(conn)
 	reply := func(r keeperReply) bool {
 		line, err := json.Marshal(r)
@@ -314,7 +345,9 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 	}
 }
 
-func readRequests(conn *net.UnixConn, reqs chan<- keeperRequest) {
+// readRequests hands the connection's requests over one by one until it closes, a line is not
+// a request, or quit.
+func readRequests(conn *net.UnixConn, reqs chan<- keeperRequest, quit <-chan struct{}) {
 	defer close(reqs)
 	r := bufio.NewReaderSize(conn, 64<<10)
 	for {
@@ -326,7 +359,11 @@ func readRequests(conn *net.UnixConn, reqs chan<- keeperRequest) {
 		if json.Unmarshal(line, &req) != nil {
 			return
 		}
-		reqs <- req
+		select {
+		case reqs <- req:
+		case <-quit:
+			return
+		}
 	}
 }
 
