@@ -346,3 +346,23 @@ func TestHead(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMatchEnvelope measures the match of each terminal's usual text (go test -bench
+// MatchEnvelope ./interp/).
+func BenchmarkMatchEnvelope(b *testing.B) {
+	ctx := Context{IsSelf: func(p string) bool { return p == codexSelf }}
+	for _, c := range []struct{ terminal, src string }{
+		{"claude-code", claude(`'spear-capability list'`, " < /dev/null")},
+		{"codex", codex(`'spear-capability list'`)},
+		{"gemini", gemini("spear-capability list")},
+		{"terminal-bench", "spear-capability list; tmux wait -S done"},
+	} {
+		b.Run(c.terminal, func(b *testing.B) {
+			for b.Loop() {
+				if MatchEnvelope(c.terminal, c.src, ctx) == nil {
+					b.Fatal("no match")
+				}
+			}
+		})
+	}
+}
