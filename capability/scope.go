@@ -8,6 +8,7 @@ package capability
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spear-shell/spear-shell/policy"
 )
@@ -63,4 +64,24 @@ func splitScope(s string) (workspace, project string) {
 		}
 	}
 	return s, ""
+}
+
+// trustWorkspace refuses, with the boundary on, a workspace that lies in another writable root
+// or is reached through a link in one: the agent could move it and link another project's tree
+// in its place before the turn's first load pins it.
+func (e *turnEnv) trustWorkspace() error {
+	check := e.s.CheckTrusted
+	if check == nil {
+		return fmt.Errorf("%w: no trust check was given", errUntrusted)
+	}
+	var others []string
+	for _, r := range e.writableRoots() {
+		if filepath.Clean(r) != filepath.Clean(e.man.Workspace) {
+			others = append(others, r)
+		}
+	}
+	if err := check(e.man.Workspace, others); err != nil {
+		return fmt.Errorf("the workspace %s could be moved by the agent: %w", e.man.Workspace, err)
+	}
+	return nil
 }

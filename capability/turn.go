@@ -85,6 +85,13 @@ func (t *Turn) load() {
 		return
 	}
 	e.man = man
+	if t.s.Isolated {
+		if err := e.trustWorkspace(); err != nil {
+			e.man = nil
+			e.none = nothingOffered + " (" + err.Error() + ")"
+			return
+		}
+	}
 	getenv := t.s.Getenv
 	home := policy.DefaultHome(getenv)
 	capsFile := getenv("SPEAR_CAPABILITIES_FILE")
