@@ -52,10 +52,9 @@ func (e *Envelope) match(f *syntax.File, src string, ctx Context) *Match {
 }
 
 var (
-	posType      = reflect.TypeFor[syntax.Pos]()
-	wordType     = reflect.TypeFor[*syntax.Word]()
-	stmtsType    = reflect.TypeFor[[]*syntax.Stmt]()
-	commentsType = reflect.TypeFor[[]syntax.Comment]()
+	posType   = reflect.TypeFor[syntax.Pos]()
+	wordType  = reflect.TypeFor[*syntax.Word]()
+	stmtsType = reflect.TypeFor[[]*syntax.Stmt]()
 )
 
 // node compares template value t with input value in. Positions are not compared (the text
