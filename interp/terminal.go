@@ -17,19 +17,39 @@ type Terminal struct {
 	Out io.Writer
 	// Interrupts gets one value per Ctrl-C (SIGINT), already passed on to the real shell.
 	Interrupts <-chan struct{}
+	echo       *echoGate
+}
+
+// Quiet says that no forwarded command runs until the next prompt: what is typed from now on
+// is echoed after the prompt, as bash -i shows typed-ahead lines.
+func (t *Terminal) Quiet() {
+	if t.echo == nil {
+		t.echo = &echoGate{fd: int(t.In.Fd())}
+	}
+	t.echo.hold()
 }
 
 // RunTerminal runs a terminal session as bash -i runs one: a prompt before each line (PS1, or
 // PS2 for a continuation line), each unit run to its end before the next line is read, a
 // Ctrl-C that discards the line being typed or ends the running command with a new prompt,
 // and an end at Ctrl-D on an empty line or when the shell exits. It returns the shell's status.
-func RunTerminal(t Terminal, sh *realshell.Shell, h Handlers) int {
+func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 	lines := &lineReader{r: bufio.NewReader(t.In), results: make(chan lineRead, 1)}
 	var unit unitText
+	defer func() {
+		if t.echo != nil {
+			t.echo.release()
+		}
+	}()
+	unechoed := 0
 	for {
 		prompt, ok := sh.Prompt(unit.started())
 		if !ok {
 			break
+		}
+		// Echo comes back before the prompt shows: a harness types when it sees the prompt.
+		if t.echo != nil {
+			unechoed += t.echo.release()
 		}
 		io.WriteString(t.Out, prompt)
 		var read lineRead
@@ -43,6 +63,11 @@ func RunTerminal(t Terminal, sh *realshell.Shell, h Handlers) int {
 		case read = <-lines.next():
 			lines.pending = false
 		}
+		if unechoed > 0 {
+			n := min(unechoed, len(read.line))
+			io.WriteString(t.Out, read.line[:n])
+			unechoed -= n
+		}
 		if read.err != nil {
 			if unit.started() || read.line != "" {
 				// bash reports the incomplete command as it ends.
@@ -55,6 +80,7 @@ func RunTerminal(t Terminal, sh *realshell.Shell, h Handlers) int {
 			continue
 		}
 		ran := runUnit(unit.take(), sh, h)
+		t.Quiet()
 		if drained(t.Interrupts) {
 			// bash -i ends the line of a command that Ctrl-C stopped.
 			io.WriteString(t.Out, "\n")

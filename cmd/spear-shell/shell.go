@@ -173,7 +173,13 @@ func runSession(a realshell.Args, self string, rs *realshell.RealShell, turn *ca
 	}
 	var code int
 	if term != nil {
-		code = interp.RunTerminal(*term, sh, handlers)
+		// An envelope's outside part (tmux wait -S done) tells the harness the command ended:
+		// what it types next is echoed after the prompt.
+		handlers.Outside = func(argv []string) int {
+			term.Quiet()
+			return runOutside(argv)
+		}
+		code = interp.RunTerminal(term, sh, handlers)
 	} else {
 		code = interp.RunSession(stdin, sh, handlers)
 	}
