@@ -41,6 +41,7 @@ func TestResults(t *testing.T) {
 func TestJudgeAnswered(t *testing.T) {
 	list := steps[5]
 	invoke := steps[7]
+	login := steps[13]
 	answer := "<<<spear-capability result notes/search_notes token=t audit_id=abc>>>\n" + readResult + "\n<<<end>>>\n"
 	tests := []struct {
 		name string
@@ -58,6 +59,10 @@ func TestJudgeAnswered(t *testing.T) {
 		{"list 127", list, "spear-capability: command not found", 127, nil, false},
 		{"invoke", invoke, answer, 0,
 			[]auditRecord{{Event: "capability_invoked", AuditID: "abc"}, {Event: "capability_invoked", AuditID: "abc", Code: "ok"}}, true},
+		{"bash -lc, the stub", login, "spear-capability: not-recognised: ...", 126, nil, true},
+		{"bash -lc, a nested spear-shell", login, "spear-capability: no-capabilities: ... (a nested spear-shell ...)", 3, nil, true},
+		{"bash -lc, 127", login, "bash: spear-capability: command not found", 127, nil, false},
+		{"bash -lc, answered", login, "notes/search_notes READ", 0, []auditRecord{{Event: "capability_index_exposed"}}, false},
 		{"invoke, another call's records", invoke, answer, 0,
 			[]auditRecord{{Event: "capability_invoked", AuditID: "xyz"}, {Event: "capability_invoked", AuditID: "xyz", Code: "ok"}}, false},
 	}
