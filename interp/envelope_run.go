@@ -53,7 +53,9 @@ func (m *Match) Run(a Analysis, sh *realshell.Shell, h Handlers) bool {
 			if !sh.Sync() {
 				return false
 			}
-			sh.SetStatus(h.Outside(st.argv))
+			if h.Outside != nil {
+				sh.SetStatus(h.Outside(st.argv))
+			}
 		case stepCommand:
 			if p.fresh {
 				sh.Replace(h.Shell, m.self())
@@ -102,7 +104,7 @@ func (m *Match) Refused(code int, outside func(argv []string) int) int {
 		switch {
 		case st.kind == stepCommand:
 			after = true
-		case after && st.kind == stepOutside:
+		case after && st.kind == stepOutside && outside != nil:
 			code = outside(st.argv)
 		}
 	}

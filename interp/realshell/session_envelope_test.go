@@ -1,0 +1,51 @@
+package realshell
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestSyncStatusAndReplace: SyncStatus reports $? of what ran last, a forwarded command's or an
+// answer's; Replace gives a fresh shell that keeps only what an exec keeps, and reads the rest.
+func TestSyncStatusAndReplace(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sh, err := StartShell(ShellConfig{Argv: []string{"/bin/bash", "-s"}, Env: []string{"PATH=/usr/bin:/bin"}, Stdout: w, Stderr: os.Stderr, OwnGroup: true})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh.Forward("plain=1; export exported=2; f() { :; }; cd /; (exit 4)")
+	if st, ok := sh.SyncStatus(); !ok || st != 4 {
+		t.Fatalf("SyncStatus after a forwarded (exit 4) = %d, %v", st, ok)
+	}
+	sh.SetStatus(6) // an answer's
+	if st, ok := sh.SyncStatus(); !ok || st != 6 {
+		t.Fatalf("SyncStatus after an answer's 6 = %d, %v", st, ok)
+	}
+	sh.SetStatus(0)
+	if st, ok := sh.SyncStatus(); !ok || st != 0 {
+		t.Fatalf("SyncStatus after an answer's 0 = %d, %v", st, ok)
+	}
+	sh.Replace("/bin/bash", "/opt/self")
+	sh.Forward(`echo "plain=${plain-unset} exported=$exported zero=$0 pwd=$PWD"; type f >/dev/null 2>&1 || echo "no f"; (exit 3)`)
+	if st, ok := sh.SyncStatus(); !ok || st != 3 {
+		t.Fatalf("SyncStatus in the fresh shell = %d, %v", st, ok)
+	}
+	if code := sh.Close(); code != 3 {
+		t.Fatalf("exit status %d, want 3", code)
+	}
+	out, _ := io.ReadAll(r)
+	want := "plain=unset exported=2 zero=/opt/self pwd=/\nno f\n"
+	if string(out) != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+	if strings.Contains(string(out), "exec") {
+		t.Fatal("the plumbing shows")
+	}
+}
