@@ -22,6 +22,7 @@ import (
 const (
 	keeperIdle    = "idle"
 	keeperEndTurn = "end-turn"
+	keeperGone    = "socket removed"
 )
 
 // keeper runs one turn's providers for the turn's -c processes (SPEC 12).
@@ -29,6 +30,7 @@ type keeper struct {
 	e    *turnEnv
 	ln   *net.UnixListener
 	path string
+	sock os.FileInfo // the socket at path when the keeper began: ours
 	keep time.Duration
 
 	mu     sync.Mutex
@@ -79,16 +81,18 @@ func serveKeeper(s Settings, ln *net.UnixListener, signals bool) int {
 	t.mu.Unlock()
 	e := t.env
 	path := ""
+	var sock os.FileInfo
 	if e.state != nil {
 		path = keeperSocketPath(e.state.dir)
+		sock, _ = os.Lstat(path)
 	}
 	if e.man == nil || e.log == nil || e.state != nil && len(e.order) == 0 || path == "" {
 		// Nothing to serve: clients find the socket gone and start their providers themselves.
-		k := &keeper{e: e, ln: ln, path: path}
+		k := &keeper{e: e, ln: ln, path: path, sock: sock}
 		k.unlink()
 		return 1
 	}
-	k := &keeper{e: e, ln: ln, path: path, keep: e.man.KeepProviders, provs: map[string]*kept{},
+	k := &keeper{e: e, ln: ln, path: path, sock: sock, keep: e.man.KeepProviders, provs: map[string]*kept{},
 		conns: map[*net.UnixConn]bool{}, last: time.Now(), done: make(chan string, 1)}
 	_ = e.logEvent(audit.Event{Name: audit.EventKeeperStarted, Fields: map[string]any{
 		"pid": os.Getpid(), "keep_providers": int(k.keep / time.Second)}})
@@ -156,9 +160,18 @@ func (k *keeper) serve(signals bool) {
 	k.finish(<-k.done)
 }
 
-// idleWatch ends the keeper once keep passes with no request in flight and none since.
+// socketCheck is how often the keeper looks for its socket: one whose socket was removed (its
+// state directory deleted) can be reached by nobody and ends instead of waiting out keep.
+const socketCheck = 2 * time.Second
+
+// idleWatch ends the keeper once keep passes with no request in flight and none since, or
+// when its socket is no longer there.
 func (k *keeper) idleWatch(stop <-chan struct{}) {
 	for {
+		if !k.ownsSocket() {
+			k.end(keeperGone)
+			return
+		}
 		k.mu.Lock()
 		wait := k.keep - time.Since(k.last)
 		if k.active > 0 {
@@ -169,7 +182,7 @@ func (k *keeper) idleWatch(stop <-chan struct{}) {
 			k.end(keeperIdle)
 			return
 		}
-		t := time.NewTimer(wait)
+		t := time.NewTimer(min(wait, socketCheck))
 		select {
 		case <-t.C:
 		case <-stop:
@@ -237,9 +250,16 @@ func (k *keeper) stopFaulty(c *mcpstdio.Client) string {
 	return c.StderrTail()
 }
 
-// unlink removes the socket and stops listening.
+// ownsSocket reports whether the socket at the turn's path is still the one the keeper was
+// given (not removed, nor replaced).
+func (k *keeper) ownsSocket() bool {
+	now, err := os.Lstat(k.path)
+	return err == nil && k.sock != nil && os.SameFile(k.sock, now)
+}
+
+// unlink removes the socket, if it is still ours, and stops listening.
 func (k *keeper) unlink() {
-	if k.path != "" {
+	if k.path != "" && k.ownsSocket() {
 		os.Remove(k.path)
 	}
 	k.ln.Close()
