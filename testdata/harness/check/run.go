@@ -59,6 +59,17 @@ func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, erro
 	if term.pkg != "" {
 		manifest["terminal"] = term.name
 	}
+	var writable []string
+	for _, w := range term.writable {
+		dir := filepath.Join(r.home, w)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		writable = append(writable, dir)
+	}
+	if writable != nil {
+		manifest["writable"] = writable
+	}
 	data, _ := json.Marshal(manifest)
 	files[r.manifest] = string(data)
 	for name, text := range files {

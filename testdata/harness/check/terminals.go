@@ -29,12 +29,16 @@ type terminal struct {
 	twoPipes bool
 	// shellArg: the shell tool takes the shell to run from the model (Codex's exec_command).
 	shellArg bool
+	// writable: directories under home the terminal's own shell calls write to, which the
+	// manifest's writable list must hold under the boundary's read-only root.
+	writable []string
 }
 
 const prompt = "Run the commands you are given, one per turn."
 
 var terminals = []*terminal{
-	{name: "claude-code", pkg: "@anthropic-ai/claude-code", command: claudeCode, result: claudeResult},
+	{name: "claude-code", pkg: "@anthropic-ai/claude-code", command: claudeCode, result: claudeResult,
+		writable: []string{".claude/shell-snapshots"}},
 	{name: "codex", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true},
 	{name: "codex", variant: "shell_snapshot=false", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true},
 	{name: "gemini", pkg: "@google/gemini-cli", command: gemini, result: geminiResult},
