@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spear-shell/spear-shell/mcpstdio"
@@ -27,6 +28,11 @@ const (
 	keeperSocketName = "keeper.sock"
 	keeperLockName   = "keeper.lock"
 )
+
+// keeperSocketPath is where the keeper of the turn whose state is in dir listens.
+func keeperSocketPath(dir string) string {
+	return filepath.Join(dir, keeperSocketName)
+}
 
 // maxSocketPath is the longest socket path: sun_path holds 108 bytes, its NUL included.
 const maxSocketPath = 107
