@@ -170,6 +170,11 @@ func (e *Envelope) addSlot(value string, n syntax.Node) {
 	}
 }
 
+// Plain tells whether the envelope is the command alone (Codex's -lc, a command typed without
+// Terminal-Bench's suffix): matching it only says the text is no unknown envelope; it is judged
+// and run as any input.
+func (e *Envelope) Plain() bool { return e.Text == markCommand }
+
 // Context is what a match needs to know besides the text.
 type Context struct {
 	Login bool // bash's -l option was given
@@ -219,7 +224,7 @@ func MayBeEnvelope(src string) bool {
 		return false
 	}
 	for _, e := range all {
-		if len(e.Text) > len(markCommand) && e.textMayMatch(src) {
+		if !e.Plain() && e.textMayMatch(src) {
 			return true
 		}
 	}

@@ -34,6 +34,9 @@ func envelope(turn *capability.Turn, terminal, text string, login bool, self str
 		}
 		return nil, interp.Analysis{}
 	}
+	if m.Envelope.Plain() {
+		return nil, interp.Analysis{} // judged and run as any input (answers alone start no shell)
+	}
 	return m, interp.Analyze(m.Command)
 }
 
