@@ -69,23 +69,23 @@ func (k *keeperLink) hello() keeperRequest {
 	return keeperRequest{Op: opHello, Protocol: keeperProtocol, Turn: k.e.man.Turn, Key: k.e.turnKey}
 }
 
-// start has the keeper start (or reuse) provider id. reached is false when the keeper could
-// not be used; the caller then starts the provider itself. With reached true, err is the
-// provider's failure as the keeper saw it.
-func (k *keeperLink) start(ctx context.Context, cfg *policy.Provider) (c provClient, err error, reached bool) {
+// start has the keeper start (or reuse) the provider of entry cfg. reached is false when the
+// keeper could not be used; the caller then starts the provider itself. With reached true, err
+// is the provider's failure as the keeper saw it.
+func (k *keeperLink) start(ctx context.Context, cfg *policy.Provider) (c provClient, reached bool, err error) {
 	if !k.usable() {
-		return nil, nil, false
+		return nil, false, nil
 	}
 	kp, err := k.dial()
 	if err != nil {
 		k.unavailable(err)
-		return nil, nil, false
+		return nil, false, nil
 	}
 	// hello and start go together: one round trip, the keeper answers both in order.
 	if err := kp.send(k.hello(), keeperRequest{Op: opStart, Provider: cfg.ID}); err != nil {
 		kp.conn.Close()
 		k.unavailable(fmt.Errorf("keeper: %w", err))
-		return nil, nil, false
+		return nil, false, nil
 	}
 	deadline := time.Now().Add(providerTimeout(cfg) + keeperGrace)
 	for i := range 2 {
@@ -93,21 +93,21 @@ func (k *keeperLink) start(ctx context.Context, cfg *policy.Provider) (c provCli
 		switch {
 		case ctx.Err() != nil:
 			kp.conn.Close()
-			return nil, ctx.Err(), true
+			return nil, true, ctx.Err()
 		case err != nil:
 			kp.conn.Close()
 			k.unavailable(fmt.Errorf("keeper: %w", err))
-			return nil, nil, false
+			return nil, false, nil
 		case rep.Err != nil && (i == 0 || rep.Err.Keeper):
 			kp.conn.Close()
 			k.unavailable(fmt.Errorf("keeper: refused: %s", rep.Err.Msg))
-			return nil, nil, false
+			return nil, false, nil
 		case rep.Err != nil:
 			kp.conn.Close()
-			return nil, rep.Err.err(), true
+			return nil, true, rep.Err.err()
 		}
 	}
-	return kp, nil, true
+	return kp, true, nil
 }
 
 // dial connects to the keeper and checks that it runs as our user.

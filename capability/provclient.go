@@ -35,7 +35,7 @@ func providerTimeout(p *policy.Provider) time.Duration {
 func (e *turnEnv) startProvider(ctx context.Context, p *prov, listOnly bool) (provClient, error) {
 	if !listOnly {
 		if k := e.keeper(); k != nil {
-			if c, err, reached := k.start(ctx, p.cfg); reached {
+			if c, reached, err := k.start(ctx, p.cfg); reached {
 				if err != nil {
 					return nil, err
 				}
