@@ -367,7 +367,6 @@ func boundName(s string) string { return shown(s, nameMax) }
 func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) startResult {
 	began := time.Now()
 	r := startResult{client: p.client}
-	timeout := providerTimeout(p.cfg)
 	if r.client == nil {
 		if err := e.trustProvider(p.cfg); err != nil {
 			r.stage, r.err, r.took = "trust", err, time.Since(began)
@@ -380,10 +379,8 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) sta
 		}
 		r.client = c
 	}
-	lctx, cancel := context.WithTimeout(ctx, timeout)
-	tools, err := r.client.ListTools(lctx)
-	cancel()
-	r.tools, r.took = tools, time.Since(began)
+	c, tools, err := e.listTools(ctx, p, r.client)
+	r.client, r.tools, r.took = c, tools, time.Since(began)
 	if err != nil {
 		r.stage, r.err = "list", err
 		return r

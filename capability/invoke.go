@@ -141,6 +141,17 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		reason = fmt.Sprintf("%s: the result (%d bytes) was larger than the limit of %d bytes (max_message) and was discarded",
 			tl.id, tooLarge.Size, tooLarge.Limit)
 		body = reason
+	case errors.Is(err, errKeeperLost):
+		// The call was sent and may have run: it is not sent again (SPEC 6), and the provider,
+		// which did nothing wrong, stays in the turn; the next answer starts it itself.
+		e.closeLater(p.client)
+		p.client = nil
+		outcome.Code, outcome.Reason = CodeUnavailable, err.Error()
+		if lerr := e.logEvent(outcome); lerr != nil {
+			return a.auditUnavailable(lerr)
+		}
+		a.errf(CodeUnavailable, "%s: the turn's keeper went away during the call, which is not sent again: its outcome is unknown", tl.id)
+		return CodeUnavailable
 	case err != nil:
 		code = CodeUnavailable
 		if errors.Is(err, mcpstdio.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {

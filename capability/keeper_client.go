@@ -215,8 +215,11 @@ func ctxSentinel(ctx context.Context) error {
 func (kp *keeperProv) lost(stage string, err error) error {
 	kp.conn.Close()
 	kp.link.unavailable(fmt.Errorf("keeper: the connection failed during %s: %w", stage, err))
-	return &keeperError{msg: stage + ": the turn's keeper went away: " + err.Error(), stage: stage, is: []error{mcpstdio.ErrProtocol}}
+	return &keeperError{msg: stage + ": the turn's keeper went away: " + err.Error(), stage: stage, is: []error{errKeeperLost}}
 }
+
+// errKeeperLost is the keeper's connection failing under a request: no fault of the provider's.
+var errKeeperLost = errors.New("the turn's keeper went away")
 
 func (kp *keeperProv) ListTools(ctx context.Context) ([]mcpstdio.Tool, error) {
 	rep, err := kp.roundTrip(ctx, mcpstdio.StageList, keeperRequest{Op: opList})

@@ -50,6 +50,25 @@ func (e *turnEnv) startProvider(ctx context.Context, p *prov, listOnly bool) (pr
 	return c, nil
 }
 
+// listTools lists c's tools within p's timeout. When c is kept by a keeper that went away,
+// the provider is started here and listed instead: a listing changes nothing, so it may be
+// asked again (a call may not). It returns the client the tools came from.
+func (e *turnEnv) listTools(ctx context.Context, p *prov, c provClient) (provClient, []mcpstdio.Tool, error) {
+	lctx, cancel := context.WithTimeout(ctx, providerTimeout(p.cfg))
+	defer cancel()
+	tools, err := c.ListTools(lctx)
+	if !errors.Is(err, errKeeperLost) {
+		return c, tools, err
+	}
+	c.Close()
+	local, err := launchProvider(ctx, e, p.cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	tools, err = local.ListTools(lctx)
+	return local, tools, err
+}
+
 // launchProvider starts the provider of entry cfg in this process and initializes it.
 func launchProvider(ctx context.Context, e *turnEnv, cfg *policy.Provider) (*mcpstdio.Client, error) {
 	l := cfg.Launch(e.reg.Home, e.s.Getenv)
