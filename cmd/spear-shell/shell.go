@@ -179,6 +179,7 @@ func runSession(a realshell.Args, self string, rs *realshell.RealShell, turn *ca
 			term.Quiet()
 			return runOutside(argv)
 		}
+		sourceRC(sh, a.Options)
 		code = interp.RunTerminal(term, sh, handlers)
 	} else {
 		code = interp.RunSession(stdin, sh, handlers)

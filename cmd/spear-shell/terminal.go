@@ -2,6 +2,9 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -42,4 +45,35 @@ func mustSid() int {
 func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
+}
+
+// rcFiles are the startup files bash -i reads, in order, of those that exist: none with --norc
+// or in a login shell (the real shell reads the profile itself, as -l tells it); the --rcfile
+// (--init-file) file; else the system bashrc (/etc/bash.bashrc, which Debian's bash reads) and
+// ~/.bashrc. The real shell is not interactive, so it reads none of them on its own.
+func rcFiles(opts []string, home string) []string {
+	if slices.Contains(opts, "--norc") || login(opts) {
+		return nil
+	}
+	files := []string{"/etc/bash.bashrc", filepath.Join(home, ".bashrc")}
+	for i, o := range opts {
+		if (o == "--rcfile" || o == "--init-file") && i+1 < len(opts) {
+			files = opts[i+1 : i+2]
+		}
+	}
+	var found []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil && filepath.IsAbs(f) {
+			found = append(found, f)
+		}
+	}
+	return found
+}
+
+// sourceRC has the real shell read the startup files of a terminal session before its first
+// prompt, as bash -i does.
+func sourceRC(sh *realshell.Shell, opts []string) {
+	for _, f := range rcFiles(opts, os.Getenv("HOME")) {
+		sh.Forward(". '" + strings.ReplaceAll(f, "'", `'\''`) + "'")
+	}
 }

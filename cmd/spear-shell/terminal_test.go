@@ -46,7 +46,7 @@ const termWait = 30 * time.Second
 
 // termEnv is what a program on the terminal gets of the transcript's environment.
 var termEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME",
-	"SPEAR_ISOLATION", "SPEAR_HOME", "SPEAR_TURN_MANIFEST", "PS1", "PS2", "PROMPT_COMMAND", "INPUTRC"}
+	"SPEAR_ISOLATION", "SPEAR_HOME", "SPEAR_TURN_MANIFEST", "PS1", "PS2", "PS0", "PROMPT_COMMAND", "INPUTRC"}
 
 func runTerminal(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -78,7 +78,7 @@ func runTerminal(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if err := t.step(step); err != nil {
 			t.stop()
-			ts.Fatalf("terminal: %s:%d: %s: %v\noutput so far:\n%s\nafter the last match: %q", args[0], i+1, step, err, t.output(), t.output()[t.mark:])
+			ts.Fatalf("terminal: %s:%d: %s: %v\noutput so far:\n%s\nafter the last match: %q\nall: %q", args[0], i+1, step, err, t.output(), t.output()[t.mark:], t.output())
 		}
 	}
 	t.stop()
