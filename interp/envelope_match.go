@@ -67,13 +67,15 @@ func (m *matcher) node(t, in reflect.Value) bool {
 	case posType:
 		return true
 	case wordType:
-		if !t.IsNil() && !in.IsNil() {
+		if !t.IsNil() && !in.IsNil() && t.CanInterface() {
 			if kind := commandWord(t.Interface().(*syntax.Word)); kind != "" {
 				return m.commandWord(t.Interface().(*syntax.Word), in.Interface().(*syntax.Word))
 			}
 		}
 	case stmtsType:
-		return m.stmts(t.Interface().([]*syntax.Stmt), in.Interface().([]*syntax.Stmt))
+		if t.CanInterface() {
+			return m.stmts(t.Interface().([]*syntax.Stmt), in.Interface().([]*syntax.Stmt))
+		}
 	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -83,7 +85,11 @@ func (m *matcher) node(t, in reflect.Value) bool {
 		if t.Kind() == reflect.Interface && t.Elem().Type() != in.Elem().Type() {
 			return false
 		}
-		switch n := t.Interface().(type) {
+		var n any
+		if t.CanInterface() {
+			n = t.Interface()
+		}
+		switch n := n.(type) {
 		case *syntax.Lit:
 			if isMark(n.Value) {
 				return m.literal(n, n.Value, in.Interface().(*syntax.Lit).Value, in.Interface().(syntax.Node))
@@ -98,7 +104,7 @@ func (m *matcher) node(t, in reflect.Value) bool {
 	case reflect.Struct:
 		// Comments after a statement slot that ends its list are the command's.
 		skipLast := false
-		if f := t.FieldByName("Stmts"); f.IsValid() && f.Type() == stmtsType {
+		if f := t.FieldByName("Stmts"); f.IsValid() && f.Type() == stmtsType && f.CanInterface() {
 			if s := f.Interface().([]*syntax.Stmt); len(s) > 0 && stmtMark(s[len(s)-1]) {
 				skipLast = true
 			}
