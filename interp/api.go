@@ -7,5 +7,7 @@
 // corrected where mvdan and bash disagree, and returns a Verdict with the Segments to
 // answer and to forward. UnitReader (units.go) cuts a session's stdin into the units bash
 // would read, and RemoveQuotes (quote.go) is the quote removal both rely on.
+// MatchEnvelope (envelope*.go) finds an agent terminal's envelope around the model's
+// command, from the templates in envelopes/*.txtar, and Match.Run runs it.
 // docs/recognition.md states the rules.
 package interp
