@@ -37,7 +37,7 @@ func runEnvelopeUnit(m *Match, a Analysis, sh *realshell.Shell, h Handlers) bool
 // with its status, as the chain would. Run reports false once the shell has ended.
 func (m *Match) Run(a Analysis, sh *realshell.Shell, h Handlers) bool {
 	p := m.Envelope.plan
-	for _, st := range p.steps {
+	for i, st := range p.steps {
 		switch st.kind {
 		case stepForward:
 			sh.Forward(m.src[m.mapOff(st.start):m.mapOff(st.end)])
@@ -60,18 +60,41 @@ func (m *Match) Run(a Analysis, sh *realshell.Shell, h Handlers) bool {
 			if p.fresh {
 				sh.Replace(h.Shell, m.self())
 			}
+			// On the left of && (`eval CMD && pwd -P >| F`), bash's set -e does not act
+			// inside the command: its forwarded parts and answers run likewise.
+			inList := i+1 < len(p.steps) && p.steps[i+1].kind == stepRequire
+			segs := a.Segments
 			if a.Verdict != Answer {
-				if hasCommands(m.Command) {
-					sh.Forward(m.Command)
-				}
-				continue
+				segs = []Segment{{Forward: m.Command}}
 			}
-			if !runSegments(a.Segments, sh, h) {
+			if !runCommand(segs, sh, h, inList) {
 				return false
 			}
 		}
 	}
 	return !sh.Ended()
+}
+
+// runCommand is runSegments for the envelope's command; inList: it is on the left of && or ||,
+// where set -e does not act, so forwarded parts and answers' statuses are sent as bash runs
+// commands there.
+func runCommand(segs []Segment, sh *realshell.Shell, h Handlers, inList bool) bool {
+	if !inList {
+		return runSegments(segs, sh, h)
+	}
+	for _, seg := range segs {
+		if seg.Invocation == nil {
+			if hasCommands(seg.Forward) {
+				sh.ForwardInList(seg.Forward)
+			}
+			continue
+		}
+		if !sh.Sync() {
+			return false
+		}
+		sh.SetStatusInList(h.Answer(seg.Invocation))
+	}
+	return true
 }
 
 // mapOff maps an offset of the template's fixed text to the input's.

@@ -2,6 +2,8 @@ package realshell
 
 // What running an agent terminal's envelope needs of the real shell (interp/envelope_run.go).
 
+import "strings"
+
 // SyncStatus is Sync that also reports the status ($?) of what ran last, an answer's included.
 func (s *Shell) SyncStatus() (int, bool) {
 	s.flushStatus()
@@ -13,6 +15,26 @@ func (s *Shell) SyncStatus() (int, bool) {
 		return s.status, true
 	}
 	return 0, true
+}
+
+// ForwardInList sends unit as a command on the left of && (an envelope's command), where bash's
+// set -e does not act: as script text, in a group that gives it the session's stdin. (Through the
+// batch's eval, a failure would end the shell: eval is a simple command, and fails with it.)
+func (s *Shell) ForwardInList(unit string) {
+	s.Flush()
+	s.flushStatus()
+	s.write("{ { " + strings.TrimSuffix(unit, "\n") + "\n} && " + bi + ":" + s.groupTail)
+	s.dirty = true
+}
+
+// SetStatusInList is SetStatus for an answer on the left of && or || (an envelope's command),
+// where bash's set -e does not act: a failing status does not end the shell.
+func (s *Shell) SetStatusInList(code int) {
+	s.status, s.restore = code, true
+	if code != 0 {
+		s.flushStatus()
+		s.dirty = true
+	}
 }
 
 // Replace makes the shell exec a fresh real shell (path, with arg0 as its $0) that reads the

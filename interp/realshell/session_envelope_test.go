@@ -49,3 +49,36 @@ func TestSyncStatusAndReplace(t *testing.T) {
 		t.Fatal("the plumbing shows")
 	}
 }
+
+// TestInList: on the left of && bash's set -e does not act, and neither do a forwarded part
+// or an answer's status sent there; sent as usual afterwards, a failure ends the shell.
+func TestInList(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sh, err := StartShell(ShellConfig{Argv: []string{"/bin/bash", "-s"}, Env: []string{"PATH=/usr/bin:/bin"}, Stdout: w, Stderr: os.Stderr, OwnGroup: true})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh.ForwardInList("set -e\nfalse\necho \"after false $?\"")
+	if !sh.Sync() {
+		t.Fatal("the shell ended on a failure on the left of &&")
+	}
+	sh.SetStatusInList(3)
+	sh.ForwardInList(`echo "after the answer $?"; (exit 4)`)
+	if st, ok := sh.SyncStatus(); !ok || st != 4 {
+		t.Fatalf("SyncStatus = %d, %v; want 4", st, ok)
+	}
+	sh.SetStatus(5) // outside the list: set -e ends the shell
+	sh.Forward("echo never")
+	if code := sh.Close(); code != 5 {
+		t.Fatalf("exit status %d, want 5", code)
+	}
+	out, _ := io.ReadAll(r)
+	if want := "after false 1\nafter the answer 3\n"; string(out) != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+}
