@@ -32,7 +32,8 @@ const (
 	// markSelf is an absolute literal path that must resolve to this binary (not the stub).
 	markSelf = "__SPEAR_SELF__"
 	// markCommand is the model's command: as a statement of its own, the statements in its
-	// place; as a word, a word whose value is fixed (single quotes and plain characters only).
+	// place; as a word, a word whose value is fixed, quoted as the terminals quote (single
+	// quotes, plain characters, double quotes around plain characters).
 	markCommand = "__SPEAR_COMMAND__"
 )
 
