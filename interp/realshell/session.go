@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // The real shell of a session (or of a -c string mixing forwarded commands and answers) is one
@@ -87,6 +88,11 @@ type Shell struct {
 	terminal  bool            // forwarded commands read the terminal the session is read from
 	info      *os.File        // bwrap's info pipe, nil when unconfined
 	child     int             // the sandboxed group's leader, once read from info
+	childOnce sync.Once
+	// plumbingTaken: the shell's commands took the plumbing's requests; the session ended.
+	plumbingTaken bool
+	stderr        *os.File
+	replyR        *os.File // read by the reply reader; looked at by starved
 	// promptCommands are the indices of PROMPT_COMMAND's elements, as the last reply gave them.
 	promptCommands []string
 	readers        sync.WaitGroup
@@ -119,36 +125,27 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 		if infoR, infoW, err = os.Pipe(); err != nil {
 			return nil, fmt.Errorf("real shell: %w", err)
 		}
-		fd := 3 + 1
-		if cfg.Terminal != nil {
-			fd++
-		}
-		argv = append([]string{argv[0], "--info-fd", strconv.Itoa(fd)}, argv[1:]...)
+		argv = append([]string{argv[0], "--info-fd", strconv.Itoa(infoFD)}, argv[1:]...)
 	}
 	if cfg.Arg0 != "" && !cfg.Boundary {
 		argv = append([]string{cfg.Arg0}, argv[1:]...)
 	}
 	cmd := &exec.Cmd{
-		Path:   path,
-		Args:   argv,
-		Env:    cfg.Env,
-		Dir:    cfg.Dir,
-		Stdin:  scriptR,
-		Stdout: cfg.Stdout,
-		Stderr: cfg.Stderr,
-		// fd 3 is the reply pipe, fd 4 the terminal; the init line moves them out of the way.
-		ExtraFiles: []*os.File{replyW},
+		Path:       path,
+		Args:       argv,
+		Env:        cfg.Env,
+		Dir:        cfg.Dir,
+		Stdin:      scriptR,
+		Stdout:     cfg.Stdout,
+		Stderr:     cfg.Stderr,
+		ExtraFiles: sessionFiles(replyW, cfg.Terminal, infoW),
 		// The shell ends with this process, even by SIGKILL, and does not run on what it has read.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: cfg.OwnGroup, Pdeathsig: syscall.SIGKILL},
 	}
 	if cfg.Terminal != nil && !cfg.Boundary {
 		cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setsid = false, true
 	}
-	if cfg.Terminal != nil {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, cfg.Terminal)
-	}
 	if infoW != nil {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, infoW)
 		defer infoW.Close()
 	}
 	if err := cmd.Start(); err != nil {
@@ -163,7 +160,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	scriptR.Close()
 	replyW.Close()
-	s := &Shell{cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, tracing: cfg.Tracing, terminal: cfg.Terminal != nil}
+	s := &Shell{cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: cfg.Tracing, terminal: cfg.Terminal != nil}
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()
@@ -184,22 +181,19 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 			s.replies <- strings.TrimSuffix(line, "\x00")
 		}
 	}()
-	// exec stays bare: only `exec` itself makes its redirections permanent (`builtin exec`
-	// undoes them afterwards, as for any other command).
-	init := fmt.Sprintf("exec %d>&3 3>&-", replyFD)
-	if cfg.Terminal != nil {
-		init += fmt.Sprintf("; exec %d<&4 4>&-", terminalFD)
-	}
+	var init []string
 	if cfg.Argv0 != "" {
-		init += "; BASH_ARGV0=" + shellQuote(cfg.Argv0)
+		init = append(init, "BASH_ARGV0="+shellQuote(cfg.Argv0))
 	}
 	if cfg.TrapInterrupt {
-		init += "; " + bi + "trap '" + bi + ":' INT"
+		init = append(init, bi+"trap '"+bi+":' INT")
 	}
 	if cfg.Prompts {
-		init += "; " + promptDefaults(cfg.Env)
+		init = append(init, promptDefaults(cfg.Env))
 	}
-	s.write(quiet(init))
+	if len(init) > 0 {
+		s.write(quiet(strings.Join(init, "; ")))
+	}
 	s.stdinRedirect(cfg.Terminal != nil)
 	// The first prompt asks for PROMPT_COMMAND, which the environment may have set.
 	s.dirty = cfg.Prompts
@@ -319,8 +313,18 @@ func (s *Shell) Sync() bool {
 // token (written from inside by a builtin that reached the reply pipe) is dropped: tokens are
 // random, so none can be made ahead of the request that names it.
 func (s *Shell) reply(token string) (string, bool) {
+	tick := time.NewTicker(starveCheck)
+	defer tick.Stop()
+	starved := 0
 	for {
 		select {
+		case <-tick.C:
+			// Twice in a row, so that a reply on its way is not taken for none.
+			if !s.starved() {
+				starved = 0
+			} else if starved++; starved == 2 {
+				s.abandon()
+			}
 		case line, ok := <-s.replies:
 			if !ok {
 				<-s.exited
@@ -364,12 +368,9 @@ func (s *Shell) Signal(sig syscall.Signal) {
 	pid := s.cmd.Process.Pid
 	switch {
 	case s.info != nil:
-		if s.child == 0 {
-			s.child = readChildPid(s.info)
-		}
-		if s.child > 0 {
+		if child := s.shellPid(); child > 0 {
 			// --new-session made the sandboxed command the leader of its own group.
-			pid = -s.child
+			pid = -child
 		}
 	case s.cmd.SysProcAttr.Setpgid || s.cmd.SysProcAttr.Setsid:
 		pid = -pid
@@ -387,6 +388,9 @@ func (s *Shell) Close() int {
 	s.readers.Wait()
 	if s.info != nil {
 		s.info.Close()
+	}
+	if s.plumbingTaken {
+		return 2
 	}
 	return exitStatus(s.cmd.ProcessState)
 }
