@@ -100,6 +100,7 @@ func captureOne(o options, t *terminal, c capture) error {
 		name := filepath.Join(calls, fmt.Sprintf("%d.%d.step", time.Now().UnixNano(), n))
 		os.WriteFile(name, []byte(data), 0o644)
 	}
+	defer r.close()
 	tt := drive(r, t, captureScript, nil, mark)
 	if tt.err != nil {
 		return tt.err

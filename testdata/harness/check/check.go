@@ -18,6 +18,9 @@ func checkAll(o options) int {
 	bad := 0
 	for _, t := range o.terminals {
 		base, err := runOnce(o, t, "/bin/bash", "bash", "none")
+		if base != nil {
+			base.run.close()
+		}
 		if err != nil {
 			fmt.Printf("%-44s bash run failed: %v\n", t.label(), err)
 			bad++
@@ -34,6 +37,7 @@ func checkAll(o options) int {
 			if f := endTurn(res.run, shell); f != "" {
 				faults = append(faults, "end of turn: "+f)
 			}
+			res.run.close()
 			fmt.Printf("%-44s %-5s %2d/%d steps as expected  %5.1fs\n", t.label(), mode, ok, len(steps), res.elapsed.Seconds())
 			for _, f := range faults {
 				fmt.Println("    " + f)
@@ -72,6 +76,10 @@ func runOnce(o options, t *terminal, target, label, mode string) (*result, error
 	}
 	tt := drive(r, t, scriptOf(steps), nil, nil)
 	if tt.err != nil {
+		if target != "/bin/bash" {
+			endTurn(r, target)
+		}
+		r.close()
 		return nil, tt.err
 	}
 	res := &result{run: r, elapsed: tt.elapsed, outs: make([]string, len(steps)), codes: make([]int, len(steps)),
@@ -144,6 +152,8 @@ func tryAll(o options) int {
 				extra = map[int]map[string]any{0: {"shell": o.tryShell}}
 			}
 			tt := drive(r, t, []string{o.try}, extra, nil)
+			endTurn(r, filepath.Join(o.bin, "spear-shell"))
+			r.close()
 			fmt.Printf("== %s %s (%s)\n", t.label(), mode, dir)
 			if tt.err != nil {
 				fmt.Printf("run failed: %v\n", tt.err)
@@ -212,6 +222,7 @@ func probeShellArg(o options, t *terminal, mode string) string {
 	// The first command of a session may come before the shell snapshot; the probe is the second.
 	tt := drive(r, t, []string{"true", probe}, map[int]map[string]any{1: {"shell": "/bin/sh"}}, nil)
 	endTurn(r, filepath.Join(o.bin, "spear-shell"))
+	r.close()
 	if tt.err != nil || len(tt.records) != 2 {
 		return fmt.Sprintf("shell argument probe: %v", tt.err)
 	}

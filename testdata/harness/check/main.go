@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -35,7 +36,7 @@ func mainCode(args []string) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	bin := fs.String("bin", "bin", "directory holding spear-shell and spear-demo-notes")
 	cli := fs.String("cli", "", "npm prefix holding the pinned terminals (node_modules/...)")
-	work := fs.String("work", "", "directory for the runs (emptied first); default CLI/runs")
+	work := fs.String("work", "", "directory for the runs (emptied first); default a new one under CLI/runs")
 	only := fs.String("terminals", "", "comma-separated terminal names (default: all)")
 	iso := fs.String("isolation", "none,bwrap", "comma-separated SPEAR_ISOLATION modes")
 	capture := fs.String("capture", "", "write the captured shell calls to this directory instead of checking")
@@ -56,13 +57,14 @@ func mainCode(args []string) int {
 			return 2
 		}
 	}
-	o.work = *work
-	if o.work == "" {
-		o.work = filepath.Join(o.cli, "runs")
+	if o.work, err = filepath.Abs(*work); err != nil || *work == "" {
+		o.work, err = newWorkDir(filepath.Join(o.cli, "runs"))
+	} else {
+		err = os.RemoveAll(o.work)
 	}
-	if o.work, err = filepath.Abs(o.work); err != nil {
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "check: %v\n", err)
-		return 2
+		return 1
 	}
 	for _, t := range terminals {
 		if *only == "" || contains(strings.Split(*only, ","), t.name) {
@@ -77,10 +79,7 @@ func mainCode(args []string) int {
 		fmt.Fprintf(os.Stderr, "check: %v\n", err)
 		return 1
 	}
-	if err := os.RemoveAll(o.work); err != nil {
-		fmt.Fprintf(os.Stderr, "check: %v\n", err)
-		return 1
-	}
+	fmt.Printf("runs in %s\n", o.work)
 	if o.capture != "" {
 		return captureAll(o)
 	}
@@ -97,4 +96,19 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// newWorkDir makes a directory of this check's own under parent, so that checks run at the same
+// time (several checkouts, one cache) do not share runs, and removes those a day old.
+func newWorkDir(parent string) (string, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	old, _ := os.ReadDir(parent)
+	for _, e := range old {
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+			os.RemoveAll(filepath.Join(parent, e.Name()))
+		}
+	}
+	return os.MkdirTemp(parent, time.Now().UTC().Format("20060102-150405-"))
 }

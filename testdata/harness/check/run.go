@@ -25,6 +25,7 @@ type run struct {
 	manifest  string
 	audit     string
 	isolation string // SPEAR_ISOLATION
+	runtime   string // XDG_RUNTIME_DIR, short: the state parent (sockets) lives under it
 	term      *terminal
 }
 
@@ -34,6 +35,12 @@ func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, erro
 	r := &run{dir: dir, cli: cli, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "webapp"),
 		shell: filepath.Join(dir, "shell", "bash"), spearHome: filepath.Join(dir, "spear"),
 		manifest: filepath.Join(dir, "turn.json"), audit: filepath.Join(dir, "audit.jsonl"), isolation: isolation, term: term}
+	// As a login session's /run/user/UID: the keeper's socket path must fit 107 bytes, which
+	// a state parent under this run's home may not.
+	var err error
+	if r.runtime, err = os.MkdirTemp("", "spear-hx-"); err != nil {
+		return nil, err
+	}
 	for _, d := range []string{r.home, filepath.Join(r.work, "sub"), filepath.Dir(r.shell), r.spearHome} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -91,8 +98,12 @@ func (r *run) env() []string {
 		"SPEAR_HOME=" + r.spearHome,
 		"SPEAR_TURN_MANIFEST=" + r.manifest,
 		"SPEAR_ISOLATION=" + r.isolation,
+		"XDG_RUNTIME_DIR=" + r.runtime,
 	}
 }
+
+// close removes what the run keeps outside its directory.
+func (r *run) close() { os.RemoveAll(r.runtime) }
 
 // withPath puts dir first on env's PATH.
 func withPath(env []string, dir string) []string {
