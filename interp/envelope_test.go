@@ -366,3 +366,30 @@ func BenchmarkMatchEnvelope(b *testing.B) {
 		})
 	}
 }
+
+// TestTemplateErrors: a template whose command sits where no plan can be made of it is refused
+// when the envelopes load, with a reason (a new terminal version must not slip in half-understood).
+func TestTemplateErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ text, want string }{
+		{"echo a", "0 command slots"},
+		{"eval __SPEAR_COMMAND__; eval __SPEAR_COMMAND__", "2 command slots"},
+		{"true || eval __SPEAR_COMMAND__", "only && is understood"},
+		{"eval __SPEAR_COMMAND__ | cat", "only && is understood"},
+		{"echo a; true && eval __SPEAR_COMMAND__", "must be the whole text"},
+		{"echo __SPEAR_COMMAND__", "must be `eval CMD` or `exec SELF -c CMD`"},
+		{"exec /bin/bash -c __SPEAR_COMMAND__", "must be `eval CMD` or `exec SELF -c CMD`"},
+		{"eval __SPEAR_COMMAND__ > /dev/null", "only redirection may be < /dev/null"},
+		{"{ __SPEAR_COMMAND__; } > out", "inside a *syntax.Block"},
+		{"! eval __SPEAR_COMMAND__", "has flags"},
+		{"if true; then __SPEAR_COMMAND__; fi", "inside a *syntax.IfClause"},
+		{"echo 'unclosed", "without closing quote"},
+	}
+	for _, tt := range tests {
+		e := &Envelope{Terminal: "t", Version: "1", Variant: "v", Text: tt.text}
+		err := e.compile(nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("compile(%q) = %v, want an error with %q", tt.text, err, tt.want)
+		}
+	}
+}
