@@ -85,9 +85,11 @@ type Shell struct {
 	stdin     string          // the redirections that give a unit's commands their stdin
 	batch     strings.Builder // queued units, not yet sent
 	tracing   bool            // xtrace or verbose is on, as far as we know: send units as script text
-	terminal  bool            // forwarded commands read the terminal the session is read from
-	info      *os.File        // bwrap's info pipe, nil when unconfined
-	child     int             // the sandboxed group's leader, once read from info
+	// dupsStdin: a unit duplicated stdin (<&0); from then on units go as script text (dupstdin.go).
+	dupsStdin bool
+	terminal  bool     // forwarded commands read the terminal the session is read from
+	info      *os.File // bwrap's info pipe, nil when unconfined
+	child     int      // the sandboxed group's leader, once read from info
 	childOnce sync.Once
 	// plumbingTaken: the shell's commands took the plumbing's requests; the session ended.
 	plumbingTaken bool
@@ -222,6 +224,10 @@ func (s *Shell) write(text string) {
 // Forward queues one unit (whole commands) for the shell; Flush sends what is queued.
 func (s *Shell) Forward(unit string) {
 	s.flushStatus()
+	if !s.dupsStdin && dupsStdin(unit) {
+		s.Flush()
+		s.dupsStdin = true
+	}
 	s.batch.WriteString(strings.TrimSuffix(unit, "\n"))
 	s.batch.WriteByte('\n')
 	s.dirty = true
@@ -243,7 +249,7 @@ func (s *Shell) Flush() {
 	}
 	body := s.batch.String()
 	s.batch.Reset()
-	if s.tracing || strings.IndexByte(body, 0) >= 0 {
+	if s.tracing || s.dupsStdin || strings.IndexByte(body, 0) >= 0 {
 		s.write("{ " + body + s.groupTail[1:])
 		return
 	}
