@@ -36,6 +36,9 @@ func (s *Shell) starved() bool {
 	if s.info != nil {
 		// bwrap's child is the sandbox's init, which waits for the shell: its only child.
 		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		if err != nil {
+			return false
+		}
 		if pid, err = strconv.Atoi(strings.TrimSpace(string(kids))); err != nil {
 			return false
 		}
