@@ -60,6 +60,9 @@ harness-check: build harness-deps
 	$(GO) vet ./testdata/harness/...
 	$(GO) test -race ./testdata/harness/...
 	$(GO) run ./testdata/harness/check -bin $(BIN) -cli $(HARNESS_CACHE)
+	@# The terminal-session harnesses (Python, not installable here): their protocols replicated.
+	@out=$$($(GO) test -count=1 ./cmd/spear-shell -run 'TestScripts/term_(swerex|openhands|terminalbench)$$' -v 2>&1); \
+		status=$$?; printf '%s\n' "$$out" | grep -E '^ *--- |^(ok|FAIL)'; exit $$status
 
 # Re-record the envelope texts each terminal sends (testdata/harness/captured) with a recorder shell.
 harness-capture: build harness-deps
