@@ -35,10 +35,15 @@ func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, erro
 	r := &run{dir: dir, cli: cli, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "webapp"),
 		shell: filepath.Join(dir, "shell", "bash"), spearHome: filepath.Join(dir, "spear"),
 		manifest: filepath.Join(dir, "turn.json"), audit: filepath.Join(dir, "audit.jsonl"), isolation: isolation, term: term}
-	// As a login session's /run/user/UID: the keeper's socket path must fit 107 bytes, which
-	// a state parent under this run's home may not.
+	// As a login session's /run/user/UID: short, since the keeper's socket path must fit 107
+	// bytes, which a state parent under this run's home may not; and not under /tmp, which the
+	// boundary replaces with the turn's own.
+	rt := filepath.Join(cli, "rt")
+	if err := os.MkdirAll(rt, 0o700); err != nil {
+		return nil, err
+	}
 	var err error
-	if r.runtime, err = os.MkdirTemp("", "spear-hx-"); err != nil {
+	if r.runtime, err = os.MkdirTemp(rt, ""); err != nil {
 		return nil, err
 	}
 	for _, d := range []string{r.home, filepath.Join(r.work, "sub"), filepath.Dir(r.shell), r.spearHome} {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spear-shell/spear-shell/testdata/harness/fakemodel"
@@ -84,8 +85,16 @@ func runLogged(ctx context.Context, cmd *exec.Cmd, r *run) error {
 	defer out.Close()
 	c := exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
 	c.Env, c.Dir, c.Stdin, c.Stdout, c.Stderr = cmd.Env, r.work, nil, out, out
+	// The terminals are wrappers (node starting Codex's binary, Gemini relaunching itself): on
+	// timeout the whole process group goes, or the real terminal is left running alone.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	c.WaitDelay = 5 * time.Second
-	if err := c.Run(); err != nil {
+	err = c.Run()
+	if c.Process != nil {
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL) // what the terminal left behind in its group
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w (see %s)", filepath.Base(cmd.Path), err, out.Name())
 	}
 	return nil
