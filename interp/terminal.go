@@ -79,6 +79,11 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 		if !unit.add(read.line) {
 			continue
 		}
+		before, ok := sh.Before()
+		if !ok {
+			break
+		}
+		io.WriteString(t.Out, before)
 		ran := runUnit(unit.take(), sh, h)
 		t.Quiet()
 		if drained(t.Interrupts) {

@@ -97,6 +97,7 @@ type Shell struct {
 	replyR        *os.File // read by the reply reader; looked at by starved
 	// promptCommands are the indices of PROMPT_COMMAND's elements, as the last reply gave them.
 	promptCommands []string
+	ps0            bool // PS0 is set and not empty, as the last prompt found it
 	readers        sync.WaitGroup
 }
 

@@ -40,22 +40,37 @@ func lookupEnv(env []string, name string) (string, bool) {
 // continuation line (continued true). PROMPT_COMMAND and the prompt's substitutions see the
 // last command's $?, which is kept for the next command. ok is false once the shell has ended.
 func (s *Shell) Prompt(continued bool) (prompt string, ok bool) {
+	if continued {
+		return s.expandPrompt("PS2", false)
+	}
+	return s.expandPrompt("PS1", true)
+}
+
+// Before returns what bash -i prints after reading a command and before running it: PS0
+// expanded, "" when PS0 is unset or empty (as the last prompt found it).
+func (s *Shell) Before() (string, bool) {
+	if !s.ps0 {
+		return "", true
+	}
+	return s.expandPrompt("PS0", false)
+}
+
+func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 	if !s.Sync() {
 		return "", false
 	}
 	status := strconv.Itoa(max(s.status, 0))
 	// $? is restored without tripping set -e: a failure left of && never does.
 	restore := "{ " + bi + ". /dev/stdin <<<'" + bi + "return " + status + "' && " + bi + ":; } 2>/dev/null; "
-	name := "PS2"
-	if !continued {
-		name = "PS1"
+	if promptCommand {
 		// As in bash -i, a failing PROMPT_COMMAND never ends the shell (|| turns set -e off).
 		for _, i := range s.promptCommands {
 			s.write("{ " + restore + bi + `eval "${PROMPT_COMMAND[` + i + `]}"` + "\n} " + s.stdin + " " + strconv.Itoa(replyFD) + ">&- || " + bi + ":\n")
 		}
 	}
+	// The reply: PS0's presence ("x1" or "x"), PROMPT_COMMAND's indices, then the prompt.
 	token := newToken()
-	show := "{ " + restore + bi + `printf '%s %s\n%s\0' ` + token + ` "${!PROMPT_COMMAND[*]}" "${` + name + `@P}" >&` + strconv.Itoa(replyFD) + "; } " + s.stdin
+	show := "{ " + restore + bi + `printf '%s x%s %s\n%s\0' ` + token + ` "${PS0:+1}" "${!PROMPT_COMMAND[*]}" "${` + name + `@P}" >&` + strconv.Itoa(replyFD) + "; } " + s.stdin
 	if s.tracing {
 		show += " 2>/dev/null"
 	}
@@ -64,8 +79,13 @@ func (s *Shell) Prompt(continued bool) (prompt string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	indices, prompt, _ := strings.Cut(rest, "\n")
-	s.promptCommands = strings.Fields(indices)
+	head, prompt, _ := strings.Cut(rest, "\n")
+	fields := strings.Fields(head)
+	s.ps0 = len(fields) > 0 && fields[0] == "x1"
+	if len(fields) > 0 {
+		fields = fields[1:]
+	}
+	s.promptCommands = fields
 	return prompt, true
 }
 
