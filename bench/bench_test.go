@@ -61,11 +61,12 @@ func TestParseBwrapRecord(t *testing.T) {
 		wantErr bool
 	}{
 		{
-			in:   "/usr/bin/bwrap\x00--bind\x00/\x00/\x00--\x00/bin/bash\x00-c\x00true\n\nA=1\x00B=2",
-			argv: []string{"/usr/bin/bwrap", "--bind", "/", "/", "--", "/bin/bash", "-c", "true"},
+			in:   "/usr/bin/bwrap\x00--bind\x00/\x00/\x00--\x00/bin/bash\x00-c\x00true\x00/bin/spear-shell\n\nA=1\x00B=2",
+			argv: []string{"/usr/bin/bwrap", "--bind", "/", "/", "--", "/bin/bash", "-c", "true", "/bin/spear-shell"},
 			env:  []string{"A=1", "B=2"},
 		},
-		{in: "/usr/bin/bwrap\x00--\x00/bin/bash\x00-c\x00true", wantErr: true},
+		{in: "/usr/bin/bwrap\x00--\x00/bin/bash\x00-c\x00true\x00n", wantErr: true},
+		{in: "/usr/bin/bwrap\x00--bind\x00/\x00/\x00--\x00/bin/bash\x00-c\x00true\n\nA=1", wantErr: true},
 		{in: "/usr/bin/bwrap\x00--bind\x00/\x00/\n\nA=1", wantErr: true},
 		{in: "/usr/bin/bwrap\x00--\x00/bin/bash\x00-s\x00x\n\nA=1", wantErr: true},
 	}
@@ -99,14 +100,14 @@ func TestBwrapRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "record")
-	cmd := exec.Command(rec, "--info-fd", "4", "--args", "3", "--", "/bin/bash", "-c", "true")
+	cmd := exec.Command(rec, "--info-fd", "4", "--args", "3", "--", "/bin/bash", "-c", "true", "n")
 	cmd.ExtraFiles = []*os.File{f}
 	cmd.Env = []string{"X=1"}
 	got, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("bwraprec: %v", err)
 	}
-	want := "--info-fd 4 --bind / / --chdir /a b -- /bin/bash -c true\n"
+	want := "--info-fd 4 --bind / / --chdir /a b -- /bin/bash -c true n\n"
 	if string(got) != want {
 		t.Errorf("the real program got %q, want %q", got, want)
 	}
@@ -115,7 +116,7 @@ func TestBwrapRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	argv, env, err := parseBwrapRecord(b)
-	wantArgv := []string{"/bin/echo", "--info-fd", "4", "--bind", "/", "/", "--chdir", "/a b", "--", "/bin/bash", "-c", "true"}
+	wantArgv := []string{"/bin/echo", "--info-fd", "4", "--bind", "/", "/", "--chdir", "/a b", "--", "/bin/bash", "-c", "true", "n"}
 	if err != nil || !slices.Equal(argv, wantArgv) || !slices.Equal(env, []string{"X=1"}) {
 		t.Errorf("record = %q, %q, %v; want %q, [X=1]", argv, env, err, wantArgv)
 	}

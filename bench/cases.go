@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -467,8 +468,8 @@ func caseIsolation(ctx context.Context, w *world) []row {
 	return []row{judge(name, spear, execed, "ms", 1.10), judge(floorName, forked, execed, "ms", 0)}
 }
 
-// recordBwrap runs `spear-shell -c true` once with bench/bwraprec standing in for bwrap (first
-// on PATH, named bwrap), and returns the argv and environment bwrap got, options passed on a
+// recordBwrap runs `spear-shell -c true` once with bench/bwraprec standing in for bwrap
+// (SPEAR_BWRAP), and returns the argv and environment bwrap got, options passed on a
 // descriptor included: the reference runs bwrap with exactly those.
 func recordBwrap(ctx context.Context, w *world, h *home) (argv, env []string, err error) {
 	real, err := exec.LookPath("bwrap")
@@ -490,12 +491,7 @@ func recordBwrap(ctx context.Context, w *world, h *home) (argv, env []string, er
 		return nil, nil, err
 	}
 	out := filepath.Join(dir, "record")
-	e := append([]string(nil), h.env...)
-	for i, kv := range e {
-		if strings.HasPrefix(kv, "PATH=") {
-			e[i] = "PATH=" + dir + ":" + strings.TrimPrefix(kv, "PATH=")
-		}
-	}
+	e := append(slices.Clone(h.env), "SPEAR_BWRAP="+filepath.Join(dir, "bwrap"))
 	if _, err := w.run(ctx, spec{argv: []string{w.spear, "-c", "true"}, env: e}); err != nil {
 		return nil, nil, err
 	}
@@ -506,14 +502,15 @@ func recordBwrap(ctx context.Context, w *world, h *home) (argv, env []string, er
 	return parseBwrapRecord(b)
 }
 
-// parseBwrapRecord reads what bwraprec wrote: the argv of a shell's -c true, and the environment.
+// parseBwrapRecord reads what bwraprec wrote: the argv of a shell's -c true NAME, and the environment.
 func parseBwrapRecord(b []byte) (argv, env []string, err error) {
 	a, v, ok := strings.Cut(string(b), "\n\n")
 	if !ok {
 		return nil, nil, errors.New("bwrap record: no blank line between argv and environment")
 	}
 	argv, env = strings.Split(a, "\x00"), strings.Split(v, "\x00")
-	if n := len(argv); n < 5 || argv[n-4] != "--" || argv[n-2] != "-c" || argv[n-1] != "true" {
+	// The shell gets spear-shell's argv[0] as $0 after the string, as bash run by that name has it.
+	if n := len(argv); n < 6 || argv[n-5] != "--" || argv[n-3] != "-c" || argv[n-2] != "true" {
 		return nil, nil, fmt.Errorf("bwrap ran %q, not a shell's -c true", argv)
 	}
 	return argv, env, nil

@@ -31,7 +31,16 @@ type world struct {
 }
 
 func newWorld(ctx context.Context, o options, goTool string) (*world, error) {
-	root, err := os.MkdirTemp("", "spear-bench-")
+	// Outside /tmp, as a deployment keeps its configuration: inside the boundary /tmp is the
+	// turn's own, and masks there would cost nothing.
+	cache, err := os.UserCacheDir()
+	if err == nil {
+		err = os.MkdirAll(cache, 0o700)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scratch directory: %w", err)
+	}
+	root, err := os.MkdirTemp(cache, "spear-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("scratch directory: %w", err)
 	}

@@ -42,8 +42,9 @@ type Settings struct {
 	CheckTrusted func(path string, roots []string) error
 	// Self and Environ start the turn's keeper (SPEC 12): this binary and the environment it
 	// runs in. Self "" means no keeper: every answer starts its providers itself.
-	Self    string
-	Environ []string
+	Self        string
+	Environ     []string
+	StateParent string // where default state_dirs live (SPEC 9); "" = none can be kept
 }
 
 // Answer codes (SPEC 5).

@@ -52,14 +52,6 @@ func stateKey(session, turn string, blobs ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-// defaultStateParent is $XDG_RUNTIME_DIR/spear, else the temp dir's spear.
-func defaultStateParent(getenv func(string) string) string {
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "spear")
-	}
-	return filepath.Join(os.TempDir(), "spear")
-}
-
 // openState creates (0700) or reuses dir, refusing a symlink, a directory owned by
 // someone else, or one that others can enter.
 func openState(dir string, parent string) (*stateDir, error) {

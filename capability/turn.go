@@ -3,6 +3,7 @@ package capability
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -120,8 +121,11 @@ func (t *Turn) load() {
 	if man.StateDir != "" {
 		e.state, stErr = openState(man.StateDir, "")
 	} else {
-		parent := defaultStateParent(getenv)
-		e.state, stErr = openState(filepath.Join(parent, e.turnKey), parent)
+		if parent := t.s.StateParent; parent == "" {
+			stErr = errors.New("no state parent: set XDG_RUNTIME_DIR or HOME")
+		} else {
+			e.state, stErr = openState(filepath.Join(parent, e.turnKey), parent)
+		}
 	}
 
 	e.offer = reg.Offer(man)

@@ -30,6 +30,9 @@ func main() {
 	files := make([]uintptr, maxFD+1)
 	for i := range files {
 		files[i] = uintptr(i)
+		if _, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(i), syscall.F_GETFD, 0); errno != 0 {
+			files[i] = ^uintptr(0) // not open: stays closed (spear-shell's info descriptor sits above inherited ones)
+		}
 	}
 	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{Env: os.Environ(), Files: files})
 	if err != nil {

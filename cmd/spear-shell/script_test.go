@@ -19,6 +19,7 @@ var update = flag.Bool("update", false, "rewrite the transcripts' expected outpu
 
 var (
 	binDir       string
+	workRoot     string
 	fakeProvider string
 	scriptCmds   = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 )
@@ -35,20 +36,40 @@ func registerCommands(cmds map[string]func(ts *testscript.TestScript, neg bool, 
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "spear-shell-bin-")
+	// Outside /tmp: inside the boundary /tmp is the turn's own, so binaries and transcripts
+	// kept in the host's /tmp would be out of sight (and the masks there would prove nothing).
+	root, err := scratchRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binDir = dir
+	binDir, workRoot = filepath.Join(root, "bin"), filepath.Join(root, "work")
 	code := 1
-	if err := buildBinaries(dir); err != nil {
+	if err := os.Mkdir(workRoot, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else if err := buildBinaries(binDir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	} else {
 		code = m.Run()
 	}
-	os.RemoveAll(dir)
+	os.RemoveAll(root)
 	os.Exit(code)
+}
+
+// scratchRoot is a new private directory in the user's cache directory.
+func scratchRoot() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(cache, "spear-shell-test-")
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(dir)
 }
 
 func buildBinaries(dir string) error {
@@ -77,6 +98,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "../../testdata/script",
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
+		WorkdirRoot:         workRoot,
 		Cmds:                scriptCmds,
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -93,12 +115,14 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			env.Setenv("BIN", binDir)
 			env.Setenv("FAKEPROVIDER", fakeProvider)
-			env.Setenv("XDG_RUNTIME_DIR", filepath.Join(env.WorkDir, ".run"))
-			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
+			// Beside $WORK, not in it: with the boundary $WORK is the default workspace, which must
+			// not hold the state parent or the configuration.
+			env.Setenv("XDG_RUNTIME_DIR", env.WorkDir+"-run")
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"-config")
 			// Transcripts choose isolation explicitly where they test it.
 			env.Setenv("SPEAR_ISOLATION", "none")
 			env.Defer(func() { stopKeepers(env.WorkDir) })
-			return os.MkdirAll(filepath.Join(env.WorkDir, ".run"), 0o700)
+			return os.MkdirAll(env.WorkDir+"-run", 0o700)
 		},
 	})
 }

@@ -32,6 +32,10 @@ func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 		CheckTrusted: checkTrusted,
 		Self:         self,
 		Environ:      os.Environ(),
+		StateParent:  realshell.StateParent(os.Getenv),
+	}
+	if rs != nil {
+		s.WritableRoots = rs.Writable // the turn's temporary directory among them
 	}
 	if rsErr != nil {
 		s.Isolation = "unavailable: " + rsErr.Error()

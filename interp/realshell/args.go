@@ -1,6 +1,9 @@
 package realshell
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ManifestPath is the turn manifest the command line names: --manifest, else SPEAR_TURN_MANIFEST.
 func (a Args) ManifestPath(getenv func(string) string) string {
@@ -153,4 +156,18 @@ func ParseArgs(args []string) Args {
 		a.Mode = ModeScript
 	}
 	return a
+}
+
+// Argv0Args is a.Bash for a shell started by its own path (bwrap cannot set argv[0]) that is
+// to behave as if started with argv0, as bash does: a leading "-" makes a login shell (-l),
+// and a -c string without NAME gets argv0 as $0, which bash also puts before its messages.
+func (a Args) Argv0Args(argv0 string) []string {
+	out := a.Bash
+	if strings.HasPrefix(argv0, "-") && a.Mode != ModeBashOnly {
+		out = append([]string{"-l"}, out...)
+	}
+	if a.Mode == ModeString && !a.HasName {
+		out = append(slices.Clone(out), argv0)
+	}
+	return out
 }

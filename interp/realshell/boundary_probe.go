@@ -33,66 +33,68 @@ type probeCache struct {
 	Reason string
 }
 
-// Probe tells whether bwrap on PATH works here. It runs bwrap once with the boundary's
-// options (cacheDir masked, the stub inside it, the bwrap binary masked as a file, and a
-// /bin/sh command checking both)
-// and caches the answer in cacheDir/bwrap-probe; the cached answer is reused while the
-// bwrap binary's path, size and mtime are unchanged. A cache file that is not ours or is
-// writable by others is ignored. reason says why not when ok is false.
-func Probe(getenv func(string) string, cacheDir string) (bwrap string, ok bool, reason string) {
-	bwrap, fi, err := lookBwrap(getenv("PATH"))
-	if err != nil {
-		return "", false, err.Error()
-	}
-	key := probeCache{Path: bwrap, Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
-	cache := filepath.Join(cacheDir, ProbeCacheName)
-	if c, err := readProbeCache(cache); err == nil && c.Path == key.Path && c.Size == key.Size && c.MTime == key.MTime {
-		return bwrap, c.OK, c.Reason
-	}
-	key.OK, key.Reason = runProbe(bwrap, cacheDir)
-	writeProbeCache(cache, key)
-	return bwrap, key.OK, key.Reason
-}
+// bwrapDirs are where bwrap is looked for when SPEAR_BWRAP is not set (SPEC 2.1): never PATH,
+// which the agent may write.
+var bwrapDirs = []string{"/usr/bin", "/bin", "/usr/local/bin"}
 
-// lookBwrap finds bwrap on path, skipping relative entries (the workspace must not decide).
-func lookBwrap(path string) (string, os.FileInfo, error) {
-	for _, dir := range filepath.SplitList(path) {
-		if !filepath.IsAbs(dir) {
-			continue
+// FindBwrap returns SPEAR_BWRAP (absolute), else the first bwrap in bwrapDirs.
+func FindBwrap(getenv func(string) string) (string, os.FileInfo, error) {
+	if b := getenv("SPEAR_BWRAP"); b != "" {
+		if !filepath.IsAbs(b) {
+			return "", nil, fmt.Errorf("SPEAR_BWRAP=%q is not an absolute path", b)
 		}
+		fi, err := os.Stat(b)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			return "", nil, fmt.Errorf("SPEAR_BWRAP=%s is not an executable file", b)
+		}
+		return b, fi, nil
+	}
+	for _, dir := range bwrapDirs {
 		p := filepath.Join(dir, "bwrap")
 		fi, err := os.Stat(p)
 		if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
 			return p, fi, nil
 		}
 	}
-	return "", nil, errors.New("bwrap not found on PATH")
+	return "", nil, fmt.Errorf("bwrap not found in %s (or set SPEAR_BWRAP)", strings.Join(bwrapDirs, ", "))
 }
 
-// runProbe builds one boundary and checks from inside that its masks took effect.
-func runProbe(bwrap, cacheDir string) (bool, string) {
-	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
-		return false, fmt.Sprintf("probe: %v", err)
+// Probe tells whether bwrap (fi its stat) works here. It runs bwrap once with the boundary's
+// options (cacheDir masked, the stub inside it, a command checking both from inside) and
+// caches the answer in cacheDir/bwrap-probe; the cached answer is reused while the bwrap
+// binary's path, size and mtime are unchanged. cacheDir is the state parent, private and
+// masked: nothing inside can forge the answer. reason says why not when ok is false.
+func Probe(bwrap string, fi os.FileInfo, cacheDir string) (ok bool, reason string) {
+	key := probeCache{Path: bwrap, Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+	cache := filepath.Join(cacheDir, ProbeCacheName)
+	if c, err := readProbeCache(cache); err == nil && c.Path == key.Path && c.Size == key.Size && c.MTime == key.MTime {
+		return c.OK, c.Reason
 	}
+	key.OK, key.Reason = runProbe(bwrap, cacheDir)
+	writeProbeCache(cache, key)
+	return key.OK, key.Reason
+}
+
+// runProbe builds one boundary and checks from inside that its mask, read-only root and stub
+// took effect.
+func runProbe(bwrap, cacheDir string) (bool, string) {
 	cacheDir, err := filepath.EvalSymlinks(cacheDir)
 	if err != nil {
 		return false, fmt.Sprintf("probe: %v", err)
 	}
-	empty := ensureEmpty(filepath.Join(cacheDir, EmptyName))
-	if empty == "" {
-		return false, "probe: cannot make the empty mask file in " + cacheDir
-	}
 	b := Boundary{
 		Bwrap:      bwrap,
-		Masks:      Masks{Dirs: []string{cacheDir}, Files: []string{bwrap}, Empty: empty},
+		Masks:      []string{cacheDir},
 		StubDir:    filepath.Join(cacheDir, "bin"),
 		StubTarget: bwrap,
 		Dir:        "/",
 	}
-	// The command checks inside that the file mask (bwrap reads as empty) and the stub took.
+	stub := filepath.Join(b.StubDir, StubName)
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	args := b.Args([]string{"/bin/sh", "-c", "test ! -s " + shellQuote(bwrap) + " && test -L " + shellQuote(filepath.Join(b.StubDir, StubName))})
+	check := "test -L " + shellQuote(stub) + " && ! test -e " + shellQuote(filepath.Join(cacheDir, ProbeCacheName)) +
+		" && ! (: > /.spear-probe) 2>/dev/null && (: > /dev/shm/probe)"
+	args := b.Args([]string{"/bin/sh", "-c", check})
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin"}
 	cmd.WaitDelay = time.Second

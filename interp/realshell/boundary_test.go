@@ -1,7 +1,6 @@
 package realshell
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,72 +23,60 @@ func base(extra ...string) []string {
 	return slices.Concat([]string{"/usr/bin/bwrap"}, baseOptions, extra)
 }
 
+var shm = []string{"--perms", "1777", "--tmpfs", "/dev/shm"}
+
 func TestArgs(t *testing.T) {
 	t.Parallel()
+	cmd := []string{"--", "/bin/bash", "-c", "true"}
 	tests := []struct {
 		name string
 		b    Boundary
 		want []string
 	}{
 		{
-			name: "no masks",
+			name: "nothing but the base",
 			b:    Boundary{Bwrap: "/usr/bin/bwrap"},
-			want: base("--", "/bin/bash", "-c", "true"),
+			want: base(slices.Concat(shm, cmd)...),
 		},
 		{
-			name: "chdir",
-			b:    Boundary{Bwrap: "/usr/bin/bwrap", Dir: "/w"},
-			want: base("--chdir", "/w", "--", "/bin/bash", "-c", "true"),
-		},
-		{
-			name: "dirs files stub inside a masked dir, empty file",
+			name: "masks, tmp, writable roots inside a mask, stub inside a mask, chdir",
 			b: Boundary{
-				Bwrap: "/usr/bin/bwrap",
-				Masks: Masks{
-					Dirs:  []string{"/home/a/.config/spear", "/run/user/1/spear"},
-					Files: []string{"/w/turn.json"},
-					Empty: "/run/user/1/spear/empty",
-				},
-				StubDir: "/run/user/1/spear/bin", StubTarget: "/opt/spear/spear-shell", Dir: "/w",
+				Bwrap:    "/usr/bin/bwrap",
+				Masks:    []string{"/home/a/.config/spear", "/run/user/1", "/tmp/x/home"},
+				Writable: []string{"/run/user/1/ws", "/w"},
+				Tmp:      "/run/user/1/spear/tmp/k", StubDir: "/run/user/1/spear/bin", StubTarget: "/opt/spear-shell", Dir: "/w",
 			},
-			want: base(
-				"--bind", "/home", "/home",
-				"--bind", "/home/a", "/home/a",
-				"--bind", "/home/a/.config", "/home/a/.config",
-				"--bind", "/run", "/run",
-				"--bind", "/run/user", "/run/user",
-				"--bind", "/run/user/1", "/run/user/1",
-				"--bind", "/w", "/w",
-				"--tmpfs", "/home/a/.config/spear",
-				"--tmpfs", "/run/user/1/spear",
-				"--dir", "/run/user/1/spear/bin",
-				"--symlink", "/opt/spear/spear-shell", "/run/user/1/spear/bin/spear-capability",
-				"--remount-ro", "/home/a/.config/spear",
-				"--remount-ro", "/run/user/1/spear",
-				"--ro-bind", "/run/user/1/spear/empty", "/w/turn.json",
-				"--chdir", "/w",
-				"--", "/bin/bash", "-c", "true"),
+			want: base(slices.Concat(
+				[]string{
+					"--tmpfs", "/home/a/.config/spear",
+					"--tmpfs", "/run/user/1",
+					// /tmp/x/home lies in the host's /tmp, which the turn's own replaces
+					"--bind", "/run/user/1/spear/tmp/k", "/tmp",
+					"--bind", "/run/user/1/spear/tmp/k", "/var/tmp",
+				}, shm, []string{
+					"--bind", "/run/user/1/ws", "/run/user/1/ws",
+					"--bind", "/w", "/w",
+					"--dir", "/run/user/1/spear/bin",
+					"--symlink", "/opt/spear-shell", "/run/user/1/spear/bin/spear-capability",
+					"--remount-ro", "/home/a/.config/spear",
+					"--remount-ro", "/run/user/1",
+					"--chdir", "/w",
+				}, cmd)...),
 		},
 		{
-			name: "stub outside the masks gets its own tmpfs; file mask from the default fd",
-			b: Boundary{
-				Bwrap:   "/usr/bin/bwrap",
-				Masks:   Masks{Files: []string{"/etc/caps.json"}, AbsentDirs: []string{"/nope"}},
-				StubDir: "/s/bin", StubTarget: "/x/spear-shell",
-			},
-			want: base(
-				"--bind", "/etc", "/etc",
-				"--tmpfs", "/s/bin",
-				"--dir", "/s/bin",
-				"--symlink", "/x/spear-shell", "/s/bin/spear-capability",
-				"--remount-ro", "/s/bin",
-				"--perms", "0444", "--ro-bind-data", "3", "/etc/caps.json",
-				"--", "/bin/bash", "-c", "true"),
-		},
-		{
-			name: "explicit fd",
-			b:    Boundary{Bwrap: "/usr/bin/bwrap", Masks: Masks{Files: []string{"/f"}}, EmptyFD: 7},
-			want: base("--perms", "0444", "--ro-bind-data", "7", "/f", "--", "/bin/bash", "-c", "true"),
+			name: "a stub in no visible mask gets a tmpfs of its own",
+			b: Boundary{Bwrap: "/usr/bin/bwrap", Masks: []string{"/tmp/r/spear"}, Tmp: "/tmp/r/spear/tmp/k",
+				StubDir: "/tmp/r/spear/bin", StubTarget: "/x/spear-shell"},
+			want: base(slices.Concat(
+				[]string{
+					"--bind", "/tmp/r/spear/tmp/k", "/tmp",
+					"--bind", "/tmp/r/spear/tmp/k", "/var/tmp",
+				}, shm, []string{
+					"--tmpfs", "/tmp/r/spear/bin",
+					"--dir", "/tmp/r/spear/bin",
+					"--symlink", "/x/spear-shell", "/tmp/r/spear/bin/spear-capability",
+					"--remount-ro", "/tmp/r/spear/bin",
+				}, cmd)...),
 		},
 	}
 	for _, tt := range tests {
@@ -106,11 +93,11 @@ func TestArgs(t *testing.T) {
 func TestBaseOptions(t *testing.T) {
 	t.Parallel()
 	got := strings.Join(baseOptions, " ")
-	want := "--cap-drop ALL --bind / / --dev-bind /dev /dev --proc /proc --unshare-pid --new-session --die-with-parent --setenv " + BoundaryMarker + " bwrap"
+	want := "--cap-drop ALL --ro-bind / / --dev /dev --proc /proc --unshare-pid --new-session --die-with-parent --setenv " + BoundaryMarker + " bwrap"
 	if got != want {
 		t.Errorf("base options %q, want %q", got, want)
 	}
-	for _, bad := range []string{"--unshare-net", "--unshare-all", "--clearenv", "--uid"} {
+	for _, bad := range []string{"--unshare-net", "--unshare-all", "--clearenv", "--uid", "--bind", "--dev-bind"} {
 		if slices.Contains(baseOptions, bad) {
 			t.Errorf("base options contain %s", bad)
 		}
@@ -123,12 +110,13 @@ func TestSpearHomeAndStateParent(t *testing.T) {
 		env         []string
 		home, state string
 	}{
-		{[]string{"HOME", "/h"}, "/h/.config/spear", "/tmp/spear"},
-		{[]string{"HOME", "/h", "XDG_CONFIG_HOME", "/x"}, "/x/spear", "/tmp/spear"},
-		{[]string{"HOME", "/h", "XDG_CONFIG_HOME", "rel"}, "/h/.config/spear", "/tmp/spear"},
+		{[]string{"HOME", "/h"}, "/h/.config/spear", "/h/.local/state/spear"},
+		{[]string{"HOME", "/h", "XDG_CONFIG_HOME", "/x"}, "/x/spear", "/h/.local/state/spear"},
+		{[]string{"HOME", "/h", "XDG_CONFIG_HOME", "rel"}, "/h/.config/spear", "/h/.local/state/spear"},
 		{[]string{"SPEAR_HOME", "/s", "XDG_CONFIG_HOME", "/x", "XDG_RUNTIME_DIR", "/run/user/7"}, "/s", "/run/user/7/spear"},
-		{[]string{"TMPDIR", "/var/tmp"}, "", "/var/tmp/spear"},
-		{[]string{"XDG_RUNTIME_DIR", "relative", "TMPDIR", "/t"}, "", "/t/spear"},
+		// TMPDIR never decides: a symlinked or shared TMPDIR was how a probe answer was forged
+		{[]string{"TMPDIR", "/var/tmp"}, "", ""},
+		{[]string{"XDG_RUNTIME_DIR", "relative", "TMPDIR", "/t", "HOME", "/h"}, "/h/.config/spear", "/h/.local/state/spear"},
 	}
 	for _, tt := range tests {
 		getenv := envOf(tt.env...)
@@ -141,7 +129,92 @@ func TestSpearHomeAndStateParent(t *testing.T) {
 	}
 }
 
-// mkfifo makes a FIFO: opening it for reading blocks, so a CheapMasks that read it would hang.
+// The state parent is used only if it is a directory of this user's with mode 0700; anything
+// else is refused with the path, why and the fix, never replaced by another directory.
+func TestEnsureStateParent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, run string) // run is XDG_RUNTIME_DIR
+		want  string                         // "" = usable; else part of the error
+	}{
+		{"created with its parents", func(t *testing.T, run string) {}, ""},
+		{"already there", func(t *testing.T, run string) { mkdir(t, run+"/spear", 0o700) }, ""},
+		{"group-readable", func(t *testing.T, run string) { mkdir(t, run+"/spear", 0o750) }, "has mode 0750, not 0700; run: chmod 700 /"},
+		{"a symlink to a private directory", func(t *testing.T, run string) {
+			mkdir(t, run+"/other", 0o700)
+			symlink(t, run+"/other", run+"/spear")
+		}, "is a symlink (never followed)"},
+		{"a file", func(t *testing.T, run string) { writeFile(t, run+"/spear", "") }, "is not a directory"},
+		{"another user's", func(t *testing.T, run string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a directory to another user")
+			}
+			mkdir(t, run+"/spear", 0o700)
+			if err := os.Chown(run+"/spear", 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+		}, "belongs to uid 4242, not to this user"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			run := filepath.Join(t.TempDir(), "a", "run")
+			mkdir(t, run, 0o700)
+			tt.setup(t, run)
+			got, err := EnsureStateParent(envOf("XDG_RUNTIME_DIR", run, "HOME", "/nonexistent", "TMPDIR", t.TempDir()))
+			if tt.want == "" {
+				if err != nil || got != run+"/spear" {
+					t.Fatalf("got %q, %v", got, err)
+				}
+				fi, err := os.Lstat(got)
+				if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+					t.Errorf("state parent %v %v", fi, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "state: "+run+"/spear: ") {
+				t.Errorf("got %q, %v; want an error with %q", got, err, tt.want)
+			}
+		})
+	}
+	t.Run("from HOME, ancestors made private", func(t *testing.T) {
+		t.Parallel()
+		home := t.TempDir()
+		got, err := EnsureStateParent(envOf("HOME", home))
+		if err != nil || got != home+"/.local/state/spear" {
+			t.Fatalf("got %q, %v", got, err)
+		}
+		if fi, _ := os.Stat(home + "/.local"); fi.Mode().Perm() != 0o700 {
+			t.Errorf(".local mode %v", fi.Mode())
+		}
+	})
+	t.Run("nothing set", func(t *testing.T) {
+		t.Parallel()
+		if _, err := EnsureStateParent(envOf("TMPDIR", "/tmp")); err == nil || !strings.Contains(err.Error(), "neither XDG_RUNTIME_DIR nor HOME") {
+			t.Errorf("got %v", err)
+		}
+	})
+}
+
+func mkdir(t *testing.T, p string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mkfifo makes a FIFO: opening it for reading blocks, so a plan that read it would hang.
 func mkfifo(t *testing.T, path string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -162,260 +235,293 @@ func writeFile(t *testing.T, path, data string) {
 	}
 }
 
-// cheapMasks runs CheapMasks with a deadline: reading any FIFO would block it.
-func cheapMasks(t *testing.T, getenv func(string) string, manifest string) Masks {
+// planOf runs planBoundary with a deadline (reading any FIFO would block it) in root r, with
+// bwrap, bash and the test binary as the executables.
+func planOf(t *testing.T, r string, env []string, manifest string) *plan {
 	t.Helper()
-	done := make(chan Masks, 1)
-	go func() { done <- CheapMasks(getenv, manifest) }()
+	done := make(chan *plan, 1)
+	getenv := envOf(env...)
+	go func() {
+		parent, err := EnsureStateParent(getenv)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- planBoundary(getenv, manifest, parent, r+"/ws", []string{"/usr/bin/bwrap", "/bin/bash", "/usr/bin/env"}, []string{"bwrap", "real shell", "spear-shell"})
+	}()
 	select {
-	case m := <-done:
-		return m
+	case p := <-done:
+		return p
 	case <-time.After(20 * time.Second):
-		t.Fatal("CheapMasks blocked: it opened a file other than the manifest")
-		return Masks{}
+		t.Fatal("planBoundary blocked: it opened a file other than the manifest")
+		return nil
 	}
 }
 
-func TestCheapMasks(t *testing.T) {
+func TestPlanBoundary(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		// setup lays out files under root and returns env pairs and the manifest path.
-		setup func(t *testing.T, root string) ([]string, string)
-		want  func(root string) Masks
+		// setup lays out files under root r (r/ws exists) and returns env pairs and the manifest.
+		setup func(t *testing.T, r string) ([]string, string)
+		masks func(r string) []string // when it is made
+		err   func(r string) string   // when it is refused: the whole error
 	}{
 		{
-			name: "defaults from HOME and TMPDIR; config files are never opened",
+			name: "no manifest: the working directory is the workspace; config files never opened",
 			setup: func(t *testing.T, r string) ([]string, string) {
 				mkfifo(t, r+"/h/.config/spear/capabilities.json")
 				mkfifo(t, r+"/h/.config/spear/projects.json")
-				return []string{"HOME", r + "/h", "TMPDIR", r + "/tmp"}, ""
+				return []string{"HOME", r + "/h"}, ""
 			},
-			want: func(r string) Masks {
-				return Masks{Dirs: []string{r + "/h/.config/spear", r + "/tmp/spear"}}
-			},
+			masks: func(r string) []string { return []string{r + "/h/.config/spear", r + "/h/.local/state/spear"} },
 		},
 		{
-			name: "every source, manifest fields read, files inside masked dirs dropped",
+			name: "files outside SPEAR_HOME mask their directories; inside it they are covered",
 			setup: func(t *testing.T, r string) ([]string, string) {
-				mkfifo(t, r+"/caps.json")
-				mkfifo(t, r+"/audit.jsonl")
+				mkfifo(t, r+"/etc/caps.json")
+				mkfifo(t, r+"/logs/audit.jsonl")
 				mkfifo(t, r+"/home/audit.jsonl")
-				writeFile(t, r+"/turn.json", `{"turn":"t","audit":"`+r+`/a2.jsonl","state_dir":"`+r+`/st"}`)
-				mkfifo(t, r+"/a2.jsonl")
-				os.MkdirAll(r+"/st", 0o700)
-				return []string{"SPEAR_HOME", r + "/home", "SPEAR_CAPABILITIES_FILE", r + "/caps.json",
-					"SPEAR_AUDIT_FILE", r + "/home/audit.jsonl", "XDG_RUNTIME_DIR", r + "/run"}, r + "/turn.json"
+				writeFile(t, r+"/turns/m.json", `{"turn":"t","workspace":"`+r+`/ws","audit":"`+r+`/logs2/a.jsonl","state_dir":"`+r+`/st"}`)
+				return []string{"SPEAR_HOME", r + "/home", "SPEAR_CAPABILITIES_FILE", r + "/etc/caps.json",
+					"SPEAR_AUDIT_FILE", r + "/home/audit.jsonl", "XDG_RUNTIME_DIR", r + "/run"}, r + "/turns/m.json"
 			},
-			want: func(r string) Masks {
-				return Masks{
-					Dirs:  []string{r + "/home", r + "/run/spear", r + "/st"},
-					Files: []string{r + "/a2.jsonl", r + "/caps.json", r + "/turn.json"},
-					Empty: r + "/run/spear/empty",
-				}
+			masks: func(r string) []string {
+				return []string{r + "/etc", r + "/home", r + "/logs2", r + "/run", r + "/st", r + "/turns"}
 			},
 		},
 		{
-			name: "SPEAR_TURN_MANIFEST when no path is given; bad JSON and relative values ignored",
+			name: "symlinks resolved; a state_dir inside SPEAR_HOME is covered by it",
 			setup: func(t *testing.T, r string) ([]string, string) {
-				writeFile(t, r+"/m1.json", `{"audit": "rel.jsonl", "state_dir": "st"}`)
-				return []string{"SPEAR_HOME", r + "/home", "TMPDIR", r + "/tmp", "SPEAR_TURN_MANIFEST", r + "/m1.json"}, ""
+				mkdir(t, r+"/real/home/state", 0o700)
+				symlink(t, r+"/real/home", r+"/link")
+				writeFile(t, r+"/t/m.json", `{"workspace":"`+r+`/ws","state_dir":"`+r+`/link/state"}`)
+				return []string{"SPEAR_HOME", r + "/link", "XDG_RUNTIME_DIR", r + "/run"}, r + "/t/m.json"
 			},
-			want: func(r string) Masks {
-				return Masks{Dirs: []string{r + "/home", r + "/tmp/spear"}, Files: []string{r + "/m1.json"}, Empty: r + "/tmp/spear/empty"}
+			masks: func(r string) []string { return []string{r + "/real/home", r + "/run", r + "/t"} },
+		},
+		{
+			name: "the manifest must name the workspace",
+			setup: func(t *testing.T, r string) ([]string, string) {
+				writeFile(t, r+"/t/m.json", `{"turn":"t"}`)
+				return []string{"XDG_RUNTIME_DIR", r + "/run"}, r + "/t/m.json"
+			},
+			err: func(r string) string {
+				return "boundary: " + r + `/t/m.json: names no "workspace": the boundary requires the turn's workspace (an absolute path)`
 			},
 		},
 		{
-			name: "not JSON at all",
+			name: "a relative workspace",
 			setup: func(t *testing.T, r string) ([]string, string) {
-				writeFile(t, r+"/m.json", `{"audit": "/x`)
-				return []string{"SPEAR_HOME", r + "/home", "TMPDIR", r + "/tmp"}, r + "/m.json"
+				writeFile(t, r+"/t/m.json", `{"workspace":"ws"}`)
+				return []string{"XDG_RUNTIME_DIR", r + "/run"}, r + "/t/m.json"
 			},
-			want: func(r string) Masks {
-				return Masks{Dirs: []string{r + "/home", r + "/tmp/spear"}, Files: []string{r + "/m.json"}, Empty: r + "/tmp/spear/empty"}
+			err: func(r string) string { return "boundary: " + r + `/t/m.json: "workspace" "ws" is not an absolute path` },
+		},
+		{
+			name: "a manifest that is not JSON",
+			setup: func(t *testing.T, r string) ([]string, string) {
+				writeFile(t, r+"/t/m.json", `{"workspace":`)
+				return []string{"XDG_RUNTIME_DIR", r + "/run"}, r + "/t/m.json"
+			},
+			err: func(r string) string {
+				return "boundary: " + r + "/t/m.json: the manifest cannot be read: unexpected EOF"
 			},
 		},
 		{
-			name: "symlinks resolved; a state dir inside SPEAR_HOME is covered by it",
+			name: "SPEAR_HOME in the workspace",
 			setup: func(t *testing.T, r string) ([]string, string) {
-				os.MkdirAll(r+"/real/home/state", 0o700)
-				os.Symlink(r+"/real/home", r+"/link")
-				writeFile(t, r+"/m.json", `{"state_dir":"`+r+`/link/state"}`)
-				return []string{"SPEAR_HOME", r + "/link", "TMPDIR", r + "/tmp"}, r + "/m.json"
+				return []string{"SPEAR_HOME", r + "/ws/.spear", "XDG_RUNTIME_DIR", r + "/run"}, ""
 			},
-			want: func(r string) Masks {
-				return Masks{Dirs: []string{r + "/real/home", r + "/tmp/spear"}, Files: []string{r + "/m.json"}, Empty: r + "/tmp/spear/empty"}
+			err: func(r string) string {
+				return "boundary: " + r + "/ws/.spear: would be created in the writable root " + r + "/ws"
 			},
 		},
 		{
-			name: "absent masks are created: dirs 0700, files empty 0600",
+			name: "SPEAR_HOME's parent a symlink in the workspace",
 			setup: func(t *testing.T, r string) ([]string, string) {
-				writeFile(t, r+"/m.json", `{"audit":"`+r+`/logs/a.jsonl","state_dir":"`+r+`/state/t1"}`)
-				return []string{"SPEAR_HOME", r + "/cfg", "TMPDIR", r + "/tmp", "SPEAR_CAPABILITIES_FILE", r + "/etc/caps.json"}, r + "/m.json"
+				mkdir(t, r+"/cfg/spear", 0o700)
+				symlink(t, r+"/cfg", r+"/ws/cfg")
+				return []string{"SPEAR_HOME", r + "/ws/cfg/spear", "XDG_RUNTIME_DIR", r + "/run"}, ""
 			},
-			want: func(r string) Masks {
-				return Masks{
-					Dirs:  []string{r + "/cfg", r + "/state/t1", r + "/tmp/spear"},
-					Files: []string{r + "/etc/caps.json", r + "/logs/a.jsonl", r + "/m.json"},
-					Empty: r + "/tmp/spear/empty",
-				}
+			err: func(r string) string {
+				return "boundary: " + r + "/ws/cfg/spear: passes through the symlink " + r + "/ws/cfg in the writable root " + r + "/ws"
 			},
 		},
 		{
-			name: "a directory given as a file is masked as a directory",
+			name: "the manifest reached through a symlink in a writable entry",
 			setup: func(t *testing.T, r string) ([]string, string) {
-				os.MkdirAll(r+"/capsdir", 0o700)
-				return []string{"SPEAR_HOME", r + "/home", "TMPDIR", r + "/tmp", "SPEAR_CAPABILITIES_FILE", r + "/capsdir"}, ""
+				writeFile(t, r+"/t/m.json", `{"workspace":"`+r+`/ws","writable":["`+r+`/cache"]}`)
+				mkdir(t, r+"/cache", 0o700)
+				symlink(t, r+"/t", r+"/cache/t")
+				return []string{"XDG_RUNTIME_DIR", r + "/run"}, r + "/cache/t/m.json"
 			},
-			want: func(r string) Masks {
-				return Masks{Dirs: []string{r + "/capsdir", r + "/home", r + "/tmp/spear"}}
+			err: func(r string) string {
+				return "boundary: " + r + "/cache/t/m.json: passes through the symlink " + r + "/cache/t in the writable root " + r + "/cache"
+			},
+		},
+		{
+			name: "the manifest in the workspace would mask it",
+			setup: func(t *testing.T, r string) ([]string, string) {
+				writeFile(t, r+"/ws/m.json", `{"workspace":"`+r+`/ws"}`)
+				return []string{"XDG_RUNTIME_DIR", r + "/run"}, r + "/ws/m.json"
+			},
+			err: func(r string) string { return "boundary: " + r + "/ws/m.json: lies in the writable root " + r + "/ws" },
+		},
+		{
+			name: "a mask on /tmp is refused",
+			setup: func(t *testing.T, r string) ([]string, string) {
+				return []string{"XDG_RUNTIME_DIR", r + "/run", "SPEAR_AUDIT_FILE", "/tmp/audit.jsonl"}, ""
+			},
+			err: func(r string) string {
+				return "boundary: /tmp: the directory of SPEAR_AUDIT_FILE would be masked, and masking /tmp hides what the shell needs; keep it in a directory of its own"
+			},
+		},
+		{
+			name: "a mask on HOME is refused",
+			setup: func(t *testing.T, r string) ([]string, string) {
+				return []string{"XDG_RUNTIME_DIR", r + "/run", "HOME", r + "/h", "SPEAR_CAPABILITIES_FILE", r + "/h/caps.json"}, ""
+			},
+			err: func(r string) string {
+				return "boundary: " + r + "/h: the directory of SPEAR_CAPABILITIES_FILE would be masked, and masking " + r + "/h hides what the shell needs; keep it in a directory of its own"
+			},
+		},
+		{
+			name: "writable entries: relative refused",
+			setup: func(t *testing.T, r string) ([]string, string) {
+				writeFile(t, r+"/t/m.json", `{"workspace":"`+r+`/ws","writable":["cache"]}`)
+				return []string{"XDG_RUNTIME_DIR", r + "/run"}, r + "/t/m.json"
+			},
+			err: func(r string) string {
+				return "boundary: " + r + `/t/m.json: "writable" entry "cache" is not an absolute path`
+			},
+		},
+		{
+			name: "writable entries: the host's /tmp refused",
+			setup: func(t *testing.T, r string) ([]string, string) {
+				writeFile(t, r+"/t/m.json", `{"workspace":"`+r+`/ws","writable":["/tmp/"]}`)
+				return []string{"XDG_RUNTIME_DIR", r + "/run"}, r + "/t/m.json"
+			},
+			err: func(r string) string {
+				return "boundary: /tmp/: cannot be writable: the host's /tmp and everything in it would be reachable"
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			root, err := filepath.EvalSymlinks(t.TempDir())
+			r, err := filepath.EvalSymlinks(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
-			env, manifest := tt.setup(t, root)
-			got := cheapMasks(t, envOf(env...), manifest)
-			want := tt.want(root)
-			if !equalMasks(got, want) {
-				t.Errorf("CheapMasks:\n got %+v\nwant %+v", got, want)
+			mkdir(t, r+"/ws", 0o700)
+			mkdir(t, r+"/run", 0o700)
+			env, manifest := tt.setup(t, r)
+			p := planOf(t, r, env, manifest)
+			if tt.err != nil {
+				if p.err == nil || p.err.Error() != tt.err(r) {
+					t.Fatalf("plan error:\n got %v\nwant %s", p.err, tt.err(r))
+				}
+				return
 			}
-			for _, d := range got.Dirs {
+			if p.err != nil {
+				t.Fatalf("refused: %v", p.err)
+			}
+			if want := tt.masks(r); !slices.Equal(p.masks, want) {
+				t.Errorf("masks:\n got %q\nwant %q", p.masks, want)
+			}
+			for _, d := range p.masks {
 				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-					t.Errorf("mask dir %s: %v", d, err)
+					t.Errorf("mask %s: %v", d, err)
 				}
 			}
-			if got.Empty != "" && !emptyOK(got.Empty) {
-				t.Errorf("empty file %s is not an empty read-only file", got.Empty)
+			if !slices.Contains(p.writable, r+"/ws") || !slices.Contains(p.roots, p.tmp) {
+				t.Errorf("writable %q roots %q tmp %q", p.writable, p.roots, p.tmp)
+			}
+			if fi, err := os.Lstat(p.tmp); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+				t.Errorf("turn tmp %s: %v %v", p.tmp, fi, err)
 			}
 		})
 	}
 }
 
-func equalMasks(a, b Masks) bool {
-	return slices.Equal(a.Dirs, b.Dirs) && slices.Equal(a.Files, b.Files) &&
-		slices.Equal(a.AbsentDirs, b.AbsentDirs) && slices.Equal(a.AbsentFiles, b.AbsentFiles) && a.Empty == b.Empty
-}
-
-func TestCheapMasksCreatesPrivately(t *testing.T) {
+// The turn's temporary directory is the same for every process of a turn and differs between turns.
+func TestTurnTmp(t *testing.T) {
 	t.Parallel()
-	r := t.TempDir()
-	writeFile(t, r+"/m.json", `{"audit":"`+r+`/logs/a.jsonl","state_dir":"`+r+`/state/t1"}`)
-	CheapMasks(envOf("SPEAR_HOME", r+"/cfg", "TMPDIR", r+"/tmp"), r+"/m.json")
-	for p, want := range map[string]os.FileMode{
-		r + "/cfg":          os.ModeDir | 0o700,
-		r + "/state":        os.ModeDir | 0o700,
-		r + "/state/t1":     os.ModeDir | 0o700,
-		r + "/logs":         os.ModeDir | 0o700,
-		r + "/logs/a.jsonl": 0o600,
-		r + "/tmp/spear":    os.ModeDir | 0o700,
-	} {
-		fi, err := os.Lstat(p)
-		if err != nil {
-			t.Errorf("%s: %v", p, err)
-			continue
-		}
-		if fi.Mode() != want {
-			t.Errorf("%s: mode %v, want %v", p, fi.Mode(), want)
-		}
+	parent := t.TempDir()
+	a := turnTmp(parent, turnManifest{Turn: "t1", Session: "s"}, "/m.json", "/ws")
+	b := turnTmp(parent, turnManifest{Turn: "t1", Session: "s"}, "/m.json", "/ws")
+	c := turnTmp(parent, turnManifest{Turn: "t2", Session: "s"}, "/m.json", "/ws")
+	if a == "" || a != b || a == c || filepath.Dir(a) != parent+"/tmp" {
+		t.Errorf("turnTmp: %q %q %q", a, b, c)
 	}
-	if fi, err := os.Stat(r + "/logs/a.jsonl"); err == nil && fi.Size() != 0 {
-		t.Errorf("created audit file is not empty")
-	}
-}
-
-func TestEnsureEmptyReplacesTampering(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		tamper func(t *testing.T, path, secret string)
-	}{
-		{"missing", func(t *testing.T, path, secret string) {}},
-		{"written", func(t *testing.T, path, secret string) { writeFile(t, path, "x") }},
-		{"hard link to a secret", func(t *testing.T, path, secret string) {
-			if err := os.Link(secret, path); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"symlink to a secret", func(t *testing.T, path, secret string) {
-			if err := os.Symlink(secret, path); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"writable", func(t *testing.T, path, secret string) { writeFile(t, path, "") }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			secret := filepath.Join(dir, "secret")
-			writeFile(t, secret, "token")
-			p := filepath.Join(dir, EmptyName)
-			tt.tamper(t, p, secret)
-			if got := ensureEmpty(p); got != p {
-				t.Fatalf("ensureEmpty = %q", got)
-			}
-			if !emptyOK(p) {
-				t.Errorf("%s is not an empty private read-only file", p)
-			}
-			if data, _ := os.ReadFile(secret); string(data) != "token" {
-				t.Errorf("secret changed: %q", data)
-			}
-		})
+	// A symlink planted where a turn's directory goes is not followed.
+	d := filepath.Join(parent, "tmp", "x")
+	symlink(t, t.TempDir(), d)
+	if privateDir(d) == nil {
+		t.Error("a symlinked turn directory was accepted")
 	}
 }
 
 func TestShellEnv(t *testing.T) {
 	t.Parallel()
+	fn := stubFuncVar + "=" + StubFunc("/s/spear-capability")
 	tests := []struct {
-		name    string
-		environ []string
-		stub    string
-		want    []string
+		name     string
+		environ  []string
+		confined bool
+		want     []string
 	}{
 		{
-			name:    "drops SPEAR_, prepends the stub",
-			environ: []string{"HOME=/h", "SPEAR_HOME=/s", "PATH=/usr/bin:/bin", "SPEAR_TURN_MANIFEST=/m", "TERM=xterm", "SPEARMINT=1"},
-			stub:    "/run/spear/bin",
-			want:    []string{"HOME=/h", "TERM=xterm", "SPEARMINT=1", "PATH=/run/spear/bin:/usr/bin:/bin"},
+			name:     "drops SPEAR_, prepends the stub, adds the handler",
+			environ:  []string{"HOME=/h", "SPEAR_HOME=/s", "PATH=/usr/bin:/bin", "SPEAR_TURN_MANIFEST=/m", "TERM=xterm", "SPEARMINT=1"},
+			want:     []string{"HOME=/h", "TERM=xterm", "SPEARMINT=1", fn, "PATH=/s:/usr/bin:/bin"},
+			confined: true,
 		},
 		{
-			name:    "no PATH: bash's default without the current directory",
-			environ: []string{"A=1"},
-			stub:    "/s",
-			want:    []string{"A=1", "PATH=/s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+			name:     "confined: the user's services are not named",
+			environ:  []string{"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1/bus", "XDG_RUNTIME_DIR=/run/user/1", "TMUX=/tmp/tmux-1/default,1,0", "TMUX_PANE=%1", "A=1"},
+			want:     []string{"A=1", fn, "PATH=/s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+			confined: true,
 		},
 		{
-			name:    "stub once, later duplicates win, an inherited marker dropped",
-			environ: []string{"PATH=/s:/a", "A=1", "A=2", BoundaryMarker + "=x", "PATH=/b:/s"},
-			stub:    "/s",
-			want:    []string{"A=2", "PATH=/s:/b"},
+			name:    "unconfined they stay",
+			environ: []string{"TMUX=/tmp/tmux-1/default,1,0", "XDG_RUNTIME_DIR=/run/user/1"},
+			want:    []string{"TMUX=/tmp/tmux-1/default,1,0", "XDG_RUNTIME_DIR=/run/user/1", fn, "PATH=/s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 		},
 		{
-			name:    "empty PATH kept empty but for the stub",
-			environ: []string{"PATH="},
-			stub:    "/s",
-			want:    []string{"PATH=/s"},
+			name:    "stub once, later duplicates win, an inherited marker and handler dropped",
+			environ: []string{"PATH=/s:/a", "A=1", "A=2", BoundaryMarker + "=x", stubFuncVar + "=() { :; }", "PATH=/b:/s"},
+			want:    []string{"A=2", fn, "PATH=/s:/b"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := ShellEnv(tt.environ, tt.stub)
+			got := ShellEnv(tt.environ, "/s", tt.confined)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("ShellEnv:\n got %q\nwant %q", got, tt.want)
 			}
-			for _, kv := range got {
-				if strings.Contains(strings.SplitN(kv, "=", 2)[0], "SPEAR_") {
-					t.Errorf("SPEAR_ variable left: %s", kv)
-				}
-			}
 		})
+	}
+}
+
+func TestArgv0Args(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args  []string
+		argv0 string
+		want  []string
+	}{
+		{[]string{"-c", "echo $0"}, "/usr/bin/spear-shell", []string{"-c", "echo $0", "/usr/bin/spear-shell"}},
+		{[]string{"-c", "echo $0", "name", "a"}, "/usr/bin/spear-shell", []string{"-c", "echo $0", "name", "a"}},
+		{[]string{"-c", "shopt login_shell"}, "-mylogin", []string{"-l", "-c", "shopt login_shell", "-mylogin"}},
+		{[]string{"script.sh", "a"}, "-sh", []string{"-l", "script.sh", "a"}},
+		{[]string{"--version"}, "-sh", []string{"--version"}},
+	}
+	for _, tt := range tests {
+		if got := ParseArgs(tt.args).Argv0Args(tt.argv0); !slices.Equal(got, tt.want) {
+			t.Errorf("%q as %q: got %q, want %q", tt.args, tt.argv0, got, tt.want)
+		}
 	}
 }
 
@@ -428,25 +534,5 @@ func TestInsideBoundaryMarker(t *testing.T) {
 	comm, _ := os.ReadFile("/proc/1/comm")
 	if strings.TrimSpace(string(comm)) != "bwrap" && InsideBoundary(envOf()) {
 		t.Error("no marker, PID 1 is not bwrap: inside")
-	}
-}
-
-func TestPruneNeverMasksRoot(t *testing.T) {
-	t.Parallel()
-	got := classify([]string{"/"}, nil)
-	if len(got.Dirs) != 0 {
-		t.Errorf("root masked: %+v", got)
-	}
-}
-
-// The manifest decode is a plain one: only two keys matter, whatever else is there.
-func TestManifestDecodeIgnoresOtherKeys(t *testing.T) {
-	t.Parallel()
-	r := t.TempDir()
-	raw, _ := json.Marshal(map[string]any{"turn": 5, "task": []int{1}, "state_dir": r + "/s"})
-	writeFile(t, r+"/m.json", string(raw))
-	dirs, _ := maskPaths(envOf(), r+"/m.json")
-	if !slices.Contains(dirs, r+"/s") {
-		t.Errorf("state_dir not read despite wrong types elsewhere: %q", dirs)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"syscall"
 )
 
@@ -19,19 +21,10 @@ type RealShell struct {
 	Dir      string    // working directory ("": this process's)
 	Boundary *Boundary // nil: unconfined
 	Note     string    // how it is confined, for --check, --context and turn_started
-	masks    func() Masks
-}
-
-// boundary returns the boundary with its masks computed, once.
-func (rs *RealShell) boundary() *Boundary {
-	if rs.masks != nil {
-		rs.Boundary.Masks = rs.masks()
-		rs.masks = nil
-		if dir, err := os.Getwd(); err == nil {
-			rs.Boundary.Dir = dir // the same working directory inside
-		}
-	}
-	return rs.Boundary
+	// Verdicts are the trusted paths checked at start and Writable the writable roots, for
+	// --check; both empty when the boundary is off.
+	Verdicts []Verdict
+	Writable []string
 }
 
 // IsolationRequiredFix is what a user must do when SPEAR_ISOLATION=bwrap cannot be honoured.
@@ -39,47 +32,77 @@ const IsolationRequiredFix = "install bubblewrap (Debian package bubblewrap) and
 
 // NewRealShell decides how the real shell runs, from cheap sources only (SPEC 9 and 10).
 // self is the spear-shell binary the stub points to; manifest is --manifest or
-// SPEAR_TURN_MANIFEST.
+// SPEAR_TURN_MANIFEST. An error is a *StateError or a *BoundaryError (exit 126) or a wrong
+// SPEAR_ISOLATION; with a *BoundaryError rs still says what was checked (for --check).
 func NewRealShell(getenv func(string) string, environ []string, self, manifest string) (*RealShell, error) {
 	rs := &RealShell{Path: getenv("SPEAR_REAL_SHELL")}
 	if rs.Path == "" {
 		rs.Path = "/bin/bash"
 	}
-	parent := StateParent(getenv)
+	if InsideBoundary(getenv) {
+		// One of ours outside made this environment (stub, handler, no SPEAR_*): a spear-shell
+		// the agent starts here runs the shell as it is and makes nothing.
+		rs.Env, rs.Note = environ, "inside a boundary already"
+		return rs, nil
+	}
+	mode := getenv("SPEAR_ISOLATION")
+	if mode != "" && mode != "none" && mode != "bwrap" {
+		return nil, fmt.Errorf("SPEAR_ISOLATION=%q: use bwrap or none", mode)
+	}
+	parent, err := EnsureStateParent(getenv)
+	if err != nil {
+		return nil, err
+	}
 	stubDir, err := EnsureStub(parent, self)
 	if err != nil {
 		return nil, err
 	}
-	// Unconfined, the marker is all that tells a spear-shell started by the agent that it runs
-	// inside one of ours (so it offers nothing); the boundary sets it itself.
-	rs.Env = ShellEnv(environ, stubDir)
-	mode := getenv("SPEAR_ISOLATION")
-	switch mode {
-	case "none":
-		rs.Note = "none (SPEAR_ISOLATION=none)"
-		rs.Env = append(rs.Env, BoundaryMarker+"=none")
+	unconfined := func(note string) (*RealShell, error) {
+		// The marker is all that tells a spear-shell started by the agent that it runs inside
+		// one of ours (so it offers nothing); the boundary sets it itself.
+		rs.Note = note
+		rs.Env = append(ShellEnv(environ, stubDir, false), BoundaryMarker+"=none")
 		return rs, nil
-	case "", "bwrap":
-	default:
-		return nil, fmt.Errorf("SPEAR_ISOLATION=%q: use bwrap or none", mode)
 	}
-	bwrap, ok, reason := Probe(getenv, parent)
-	if !ok {
+	if mode == "none" {
+		return unconfined("none (SPEAR_ISOLATION=none)")
+	}
+	bwrap, fi, err := FindBwrap(getenv)
+	if err != nil {
+		if mode == "bwrap" {
+			return nil, fmt.Errorf("SPEAR_ISOLATION=bwrap: the boundary cannot be made here (%v): %s", err, IsolationRequiredFix)
+		}
+		return unconfined("unconfined: " + err.Error())
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("boundary: working directory: %w", err)
+	}
+	p := planBoundary(getenv, manifest, parent, cwd, []string{bwrap, rs.Path, self}, []string{"bwrap", "real shell", "spear-shell"})
+	rs.Verdicts, rs.Writable = p.verdicts, p.roots
+	if p.verdicts[0].Err != nil {
+		return rs, p.verdicts[0].Err // bwrap itself is not run before it is trusted
+	}
+	if ok, reason := Probe(bwrap, fi, parent); !ok {
 		if mode == "bwrap" {
 			return nil, fmt.Errorf("SPEAR_ISOLATION=bwrap: the boundary cannot be made here (%s): %s", reason, IsolationRequiredFix)
 		}
-		rs.Note = "unconfined: " + reason
-		rs.Env = append(rs.Env, BoundaryMarker+"=none")
-		return rs, nil
+		rs.Verdicts, rs.Writable = nil, nil
+		return unconfined("unconfined: " + reason)
+	}
+	if p.err != nil {
+		return rs, p.err
 	}
 	rs.Boundary = &Boundary{
 		Bwrap:      bwrap,
+		Masks:      p.masks,
+		Writable:   p.writable,
+		Tmp:        p.tmp,
 		StubDir:    stubDir,
 		StubTarget: self,
+		Dir:        cwd,
 	}
-	// The masks are computed when a shell is about to start: an input of answers alone
-	// starts none and need not read the manifest for them.
-	rs.masks = func() Masks { return CheapMasks(getenv, manifest) }
+	rs.Env = ShellEnv(environ, stubDir, true)
 	rs.Note = "bwrap"
 	return rs, nil
 }
@@ -89,7 +112,7 @@ func (rs *RealShell) Argv(argv []string) []string {
 	if rs.Boundary == nil {
 		return argv
 	}
-	return rs.boundary().Args(argv)
+	return rs.Boundary.Args(argv)
 }
 
 // Isolated tells whether the real shell runs inside the boundary.
@@ -124,13 +147,14 @@ func (rs *RealShell) checkShell() error {
 	return nil
 }
 
-// Exec runs the real shell with args as the whole of this command: unconfined it replaces this
-// process (so the shell is exactly what bash would have been); inside the boundary it runs bwrap,
-// passes SIGINT, SIGTERM and SIGHUP on to the command inside, and exits with its status. It
-// returns only on error.
-func (rs *RealShell) Exec(argv0 string, args []string) error {
+// Exec runs the real shell for command line a as the whole of this command: unconfined it
+// replaces this process (so the shell is exactly what bash would have been); inside the
+// boundary it runs bwrap, passes SIGINT, SIGTERM and SIGHUP on to the command inside, and exits
+// with its status. argv0 is this process's argv[0], which the shell gets as bash would have
+// (Args.Argv0Args). It returns only on error.
+func (rs *RealShell) Exec(argv0 string, a Args) error {
 	if rs.Boundary == nil {
-		argv := append([]string{argv0}, args...)
+		argv := append([]string{argv0}, a.Bash...)
 		err := syscall.Exec(rs.Path, argv, rs.Env)
 		if cerr := rs.checkShell(); cerr != nil {
 			return cerr
@@ -140,7 +164,14 @@ func (rs *RealShell) Exec(argv0 string, args []string) error {
 	if err := rs.checkShell(); err != nil {
 		return err
 	}
-	pid, infoR, err := rs.startBwrap(args)
+	inherited := inheritedFDs()
+	infoFD := 3
+	if n := len(inherited); n > 0 {
+		infoFD = inherited[n-1] + 1
+	}
+	argv := rs.Boundary.Args(append([]string{rs.Path}, a.Argv0Args(argv0)...))
+	argv = slices.Insert(argv, 1, "--info-fd", strconv.Itoa(infoFD))
+	pid, info, err := forkBwrap(argv, rs, inherited, infoFD)
 	if err != nil {
 		return err
 	}
@@ -151,90 +182,73 @@ func (rs *RealShell) Exec(argv0 string, args []string) error {
 	runtime.GOMAXPROCS(1)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	os.Exit(waitForwarding(pid, infoR, sigs))
+	os.Exit(waitForwarding(pid, info, sigs))
 	return nil
 }
 
-// argsAtomic is the most bwrap's options may take to be written at once: a pipe write of at
-// most PIPE_BUF bytes is never split, so bwrap reads all of them or, if this process died
-// first, none (and then, with no root bound, finds no shell to run).
-const argsAtomic = 4096
-
-// startBwrap starts bwrap running the real shell with args, its options on fd 3 (--args):
-// bwrap is started first, before the masks are computed, so that it loads meanwhile. Its info
-// (the sandboxed command's pid) comes on the returned file.
-func (rs *RealShell) startBwrap(args []string) (int, *os.File, error) {
-	b := rs.Boundary
-	optR, optW, err := pipe()
+// inheritedFDs lists, sorted, the descriptors above stderr that this process was started with
+// and that an exec keeps (no close-on-exec): a make jobserver's, a harness's. bash passes them
+// on to its commands, so the boundary does too, at the same numbers. Every descriptor of
+// spear-shell's own is close-on-exec.
+func inheritedFDs() []int {
+	dir, err := syscall.Open("/proc/self/fd", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, nil, fmt.Errorf("boundary: %w", err)
+		return nil
 	}
-	pid, info, err := forkBwrap(append([]string{b.Bwrap, "--args", "3", "--info-fd", "4", "--", rs.Path}, args...), rs, optR)
-	syscall.Close(optR)
-	if err != nil {
-		syscall.Close(optW)
-		return 0, nil, err
+	defer syscall.Close(dir)
+	var out []int
+	buf := make([]byte, 4096)
+	for {
+		n, err := syscall.ReadDirent(dir, buf)
+		if err != nil || n <= 0 {
+			break
+		}
+		_, _, names := syscall.ParseDirent(buf[:n], -1, nil)
+		for _, name := range names {
+			fd, err := strconv.Atoi(name)
+			if err != nil || fd <= 2 || fd == dir {
+				continue
+			}
+			flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+			if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
+				out = append(out, fd)
+			}
+		}
 	}
-	b = rs.boundary()
-	b.EmptyFD = bwrapNullFD
-	opts := nulJoin(b.Options())
-	if len(opts) > argsAtomic {
-		// Too long to pass whole in one write: this bwrap, still waiting for them, is killed,
-		// and one is started with its options on the command line.
-		syscall.Close(optW)
-		info.Close()
-		kill(pid)
-		full := b.Args(append([]string{rs.Path}, args...))
-		return forkBwrap(append([]string{full[0], "--info-fd", "4"}, full[1:]...), rs, -1)
-	}
-	_, werr := syscall.Write(optW, opts)
-	syscall.Close(optW)
-	if werr != nil {
-		info.Close()
-		kill(pid)
-		return 0, nil, fmt.Errorf("boundary: passing the options to bwrap: %w", werr)
-	}
-	return pid, info, nil
+	slices.Sort(out)
+	return out
 }
 
-// bwrapNullFD is where forkBwrap leaves /dev/null open in bwrap, for file masks that need a copy.
-const bwrapNullFD = 5
-
-// forkBwrap starts bwrap with argv: fd 3 is opts (/dev/null when -1), fd 4 bwrap's info pipe,
-// whose reading end it returns, fd 5 /dev/null. A bare fork and exec: os/exec would probe pidfd
-// support with a process of its own first. Should this process die before bwrap has its
-// options, bwrap dies too. (Pdeathsig follows the forking thread, but the runtime ends a thread
-// only under a goroutine that locked it and exited, which no goroutine here does; locking one
-// would cost a thread of its own.)
-func forkBwrap(argv []string, rs *RealShell, opts int) (int, *os.File, error) {
+// forkBwrap starts bwrap with argv: descriptors 0-2 and inherited stay where they are, bwrap's
+// info pipe goes to infoFD (above them all), and its reading end is returned. Nothing else of
+// ours is open in bwrap. A bare fork and exec: os/exec would probe pidfd support with a
+// process of its own first. Should this process die, bwrap dies too. (Pdeathsig follows the
+// forking thread, but the runtime ends a thread only under a goroutine that locked it and
+// exited, which no goroutine here does; locking one would cost a thread of its own.)
+func forkBwrap(argv []string, rs *RealShell, inherited []int, infoFD int) (int, *os.File, error) {
 	infoR, infoW, err := pipe()
 	if err != nil {
 		return 0, nil, fmt.Errorf("boundary: %w", err)
 	}
-	null, err := syscall.Open(os.DevNull, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		closeFDs(infoR, infoW)
-		return 0, nil, fmt.Errorf("boundary: open %s: %w", os.DevNull, err)
+	files := make([]uintptr, infoFD+1)
+	for i := range files {
+		files[i] = ^uintptr(0) // closed in the child
 	}
-	if opts < 0 {
-		opts = null
+	files[0], files[1], files[2] = 0, 1, 2
+	for _, fd := range inherited {
+		files[fd] = uintptr(fd)
 	}
+	files[infoFD] = uintptr(infoW)
 	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
-		Dir: rs.Dir, Env: rs.Env, Files: []uintptr{0, 1, 2, uintptr(opts), uintptr(infoW), uintptr(null)},
+		Dir: rs.Dir, Env: rs.Env, Files: files,
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
-	closeFDs(infoW, null)
+	syscall.Close(infoW)
 	if err != nil {
 		syscall.Close(infoR)
 		return 0, nil, fmt.Errorf("boundary: %s: %w", argv[0], err)
 	}
 	return pid, os.NewFile(uintptr(infoR), "bwrap-info"), nil
-}
-
-// kill ends a bwrap that never got its options, and reaps it.
-func kill(pid int) {
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	reap(pid)
 }
 
 // reap waits for the child pid to end and returns its status.
@@ -251,25 +265,6 @@ func pipe() (r, w int, err error) {
 	var p [2]int
 	err = syscall.Pipe2(p[:], syscall.O_CLOEXEC)
 	return p[0], p[1], err
-}
-
-func closeFDs(fds ...int) {
-	for _, fd := range fds {
-		syscall.Close(fd)
-	}
-}
-
-// nulJoin is bwrap's --args format: each argument followed by a NUL byte.
-func nulJoin(args []string) []byte {
-	n := 0
-	for _, a := range args {
-		n += len(a) + 1
-	}
-	out := make([]byte, 0, n)
-	for _, a := range args {
-		out = append(append(out, a...), 0)
-	}
-	return out
 }
 
 // waitForwarding waits for the bwrap child pid, passing signals on to the sandboxed command's

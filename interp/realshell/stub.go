@@ -1,34 +1,22 @@
 package realshell
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // EnsureStub makes DIR/spear-capability a symlink to target (the spear-shell binary) in
-// DIR = parent/bin and returns DIR, for the real shell's PATH. It costs a readlink when the stub
-// is already in place. The directories are created 0700 and must belong to us.
+// DIR = parent/bin and returns DIR, for the real shell's PATH. parent is the state parent,
+// already checked (EnsureStateParent). It costs a readlink when the stub is already in place.
 func EnsureStub(parent, target string) (string, error) {
 	dir := filepath.Join(parent, "bin")
 	link := filepath.Join(dir, StubName)
 	if got, err := os.Readlink(link); err == nil && got == target {
 		return dir, nil
 	}
-	for _, d := range []string{parent, dir} {
-		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-			return "", fmt.Errorf("stub: %w", err)
-		}
-		fi, err := os.Lstat(d)
-		if err != nil {
-			return "", fmt.Errorf("stub: %w", err)
-		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o022 != 0 {
-			return "", fmt.Errorf("stub: %s is not a private directory of this user", d)
-		}
+	if err := privateDir(dir); err != nil {
+		return "", err
 	}
 	// Replace atomically so that a concurrent shell never finds the stub missing.
 	tmp := fmt.Sprintf("%s.%d", link, os.Getpid())
@@ -41,4 +29,27 @@ func EnsureStub(parent, target string) (string, error) {
 		return "", fmt.Errorf("stub: %w", err)
 	}
 	return dir, nil
+}
+
+// stubFuncVar exports StubFunc to every bash started below the real shell.
+const stubFuncVar = "BASH_FUNC_command_not_found_handle%%"
+
+// StubFunc is the body of bash's command_not_found_handle, exported to the real shell, so that
+// spear-capability is found whatever PATH a login profile, an rc file or a snapshot sets
+// (SPEC 3): for exactly that name it runs the stub by its absolute path; for any other it says
+// what bash says without a handler, in the same words, and returns 127. bash runs the handler
+// in the child it forked for the command, so turning xtrace off there changes nothing else.
+func StubFunc(stub string) string {
+	return `() { { \builtin set +x; } 2>/dev/null
+	if [[ $1 == ` + StubName + ` ]]; then
+		` + shellQuote(stub) + ` "${@:2}"
+		\builtin return
+	fi
+	if [[ $- == *i* ]]; then
+		\builtin printf '%s: %s: command not found\n' "$0" "$1" >&2
+	else
+		\builtin printf '%s: line %s: %s: command not found\n' "${BASH_SOURCE[1]:-$0}" "${BASH_LINENO[0]}" "$1" >&2
+	fi
+	\builtin return 127
+}`
 }

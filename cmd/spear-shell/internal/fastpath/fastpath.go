@@ -46,7 +46,7 @@ func Forward(argv0 string, a realshell.Args) int {
 
 // Exec execs rs for command line a: it returns only with the exit status of a failure.
 func Exec(argv0 string, a realshell.Args, rs *realshell.RealShell) int {
-	err := rs.Exec(argv0, a.Bash)
+	err := rs.Exec(argv0, a)
 	fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
 	if errors.Is(err, realshell.ErrNoShell) {
 		return 127
