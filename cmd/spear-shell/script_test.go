@@ -43,11 +43,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binDir, workRoot = filepath.Join(root, "bin"), filepath.Join(root, "work")
+	binDir, workRoot = filepath.Join(root, "bin"), root
 	code := 1
-	if err := os.Mkdir(workRoot, 0o700); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	} else if err := buildBinaries(binDir); err != nil {
+	if err := buildBinaries(binDir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	} else {
 		code = m.Run()
@@ -65,7 +63,7 @@ func scratchRoot() (string, error) {
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(cache, "spear-shell-test-")
+	dir, err := os.MkdirTemp(cache, "st-") // short: transcripts bound some messages that name $WORK
 	if err != nil {
 		return "", err
 	}
@@ -94,11 +92,16 @@ func buildBinaries(dir string) error {
 }
 
 func TestScripts(t *testing.T) {
+	// One root per run: -count=N runs again, and a transcript's $WORK must be new each time.
+	root, err := os.MkdirTemp(workRoot, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
-		WorkdirRoot:         workRoot,
+		WorkdirRoot:         root,
 		Cmds:                scriptCmds,
 		Condition: func(cond string) (bool, error) {
 			switch cond {

@@ -72,7 +72,7 @@ func (p *plan) trust(what, path string) {
 }
 
 // planBoundary decides the boundary: the writable roots from the manifest (its workspace,
-// else, with no manifest, the working directory), the turn's temporary directory under
+// else, with no valid manifest, the working directory), the turn's temporary directory under
 // parent, the masks, and a verdict on every trusted path (execs are bwrap, the real shell and
 // this binary, in that order of names in execNames).
 func planBoundary(getenv func(string) string, manifestPath, parent, cwd string, execs, execNames []string) *plan {
@@ -80,19 +80,15 @@ func planBoundary(getenv func(string) string, manifestPath, parent, cwd string, 
 	var m turnManifest
 	if manifestPath != "" {
 		manifestPath = absFrom(cwd, manifestPath)
-		if err := readManifest(manifestPath, &m); err != nil {
-			p.refuse(manifestPath, "the manifest cannot be read: "+err.Error())
+		// A manifest policy refuses (unreadable, no absolute workspace) offers nothing, and the
+		// shell still works (SPEC 2.4): in the working directory, as without a manifest.
+		if readManifest(manifestPath, &m) != nil || !filepath.IsAbs(m.Workspace) {
+			m = turnManifest{}
 		}
 	}
 	p.workspace = m.Workspace
-	switch {
-	case manifestPath == "":
+	if p.workspace == "" {
 		p.workspace = cwd
-	case m.Workspace == "":
-		p.refuse(manifestPath, `names no "workspace": the boundary requires the turn's workspace (an absolute path)`)
-	case !filepath.IsAbs(m.Workspace):
-		p.refuse(manifestPath, fmt.Sprintf(`"workspace" %q is not an absolute path`, m.Workspace))
-		p.workspace = ""
 	}
 	if p.workspace != "" {
 		if fi, err := os.Stat(p.workspace); err != nil || !fi.IsDir() {
