@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the transcripts' expected outpu
 
 var (
 	binDir       string
-	workRoot     string
+	scratch      string
 	fakeProvider string
 	scriptCmds   = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 )
@@ -36,14 +36,16 @@ func registerCommands(cmds map[string]func(ts *testscript.TestScript, neg bool, 
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// Outside /tmp: inside the boundary /tmp is the turn's own, so binaries and transcripts
-	// kept in the host's /tmp would be out of sight (and the masks there would prove nothing).
+	// Binaries outside /tmp: inside the boundary /tmp is the turn's own, so binaries kept in the
+	// host's /tmp would be out of sight. $WORK stays in /tmp (a unix socket's path under it must
+	// fit 107 bytes); $OUTSIDE is a directory of each transcript's outside /tmp, for what must be
+	// visible, and masked, inside.
 	root, err := scratchRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binDir, workRoot = filepath.Join(root, "bin"), root
+	binDir, scratch = filepath.Join(root, "bin"), root
 	code := 1
 	if err := buildBinaries(binDir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -63,7 +65,7 @@ func scratchRoot() (string, error) {
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(cache, "st-") // short: transcripts bound some messages that name $WORK
+	dir, err := os.MkdirTemp(cache, "spear-shell-test-")
 	if err != nil {
 		return "", err
 	}
@@ -92,16 +94,10 @@ func buildBinaries(dir string) error {
 }
 
 func TestScripts(t *testing.T) {
-	// One root per run: -count=N runs again, and a transcript's $WORK must be new each time.
-	root, err := os.MkdirTemp(workRoot, "w")
-	if err != nil {
-		t.Fatal(err)
-	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
-		WorkdirRoot:         root,
 		Cmds:                scriptCmds,
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -125,6 +121,12 @@ func TestScripts(t *testing.T) {
 			// Transcripts choose isolation explicitly where they test it.
 			env.Setenv("SPEAR_ISOLATION", "none")
 			env.Defer(func() { stopKeepers(env.WorkDir) })
+			outside, err := os.MkdirTemp(scratch, "out-")
+			if err != nil {
+				return err
+			}
+			env.Setenv("OUTSIDE", outside)
+			env.Defer(func() { os.RemoveAll(outside) })
 			return os.MkdirAll(env.WorkDir+"-run", 0o700)
 		},
 	})
