@@ -38,18 +38,25 @@ const stubFuncVar = "BASH_FUNC_command_not_found_handle%%"
 // spear-capability is found whatever PATH a login profile, an rc file or a snapshot sets
 // (SPEC 3): for exactly that name it runs the stub by its absolute path; for any other it says
 // what bash says without a handler, in the same words, and returns 127. bash runs the handler
-// in the child it forked for the command, so turning xtrace off there changes nothing else.
+// in the child it forked for the command, so turning xtrace off there changes nothing else. It
+// names no builtin with "builtin" (which a session may disable): a command the handler itself
+// cannot find calls the handler again, and the guard variable makes that inner call return at
+// once instead of recursing. (A session that disables printf or return as well gets a status
+// of 1 or no message for a command not found, never a hang.)
 func StubFunc(stub string) string {
-	return `() { { \builtin set +x; } 2>/dev/null
-	if [[ $1 == ` + StubName + ` ]]; then
+	// The guard and set +x go first, their own trace to /dev/null.
+	return `() { { if [[ -n ${__spear_cnf-} ]]; then __spear_cnf=inner; else __spear_cnf=outer; set +x; fi; } 2>/dev/null
+	if [[ $__spear_cnf == inner ]]; then
+		[[ -z $1 ]]
+	elif [[ $1 == ` + StubName + ` ]]; then
 		` + shellQuote(stub) + ` "${@:2}"
-		\builtin return
-	fi
-	if [[ $- == *i* ]]; then
-		\builtin printf '%s: %s: command not found\n' "$0" "$1" >&2
 	else
-		\builtin printf '%s: line %s: %s: command not found\n' "${BASH_SOURCE[1]:-$0}" "${BASH_LINENO[0]}" "$1" >&2
+		if [[ $- == *i* ]]; then
+			printf '%s: %s: command not found\n' "$0" "$1" >&2
+		else
+			printf '%s: line %s: %s: command not found\n' "${BASH_SOURCE[1]:-$0}" "${BASH_LINENO[0]}" "$1" >&2
+		fi
+		return 127
 	fi
-	\builtin return 127
 }`
 }
