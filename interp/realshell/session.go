@@ -80,9 +80,10 @@ type Shell struct {
 	// must not trigger set -e a second time.
 	restore bool
 	broken  bool // the script pipe is gone: the shell is exiting
-	// groupTail closes the group a unit is sent in (see the package comment above).
-	groupTail string
-	stdin     string          // the redirections that give a unit's commands their stdin
+	// groupHead and groupTail make the group a unit is sent in (session_fds.go); groupHeadKeep
+	// is groupHead that keeps $? (for script text, which has no prelude of its own).
+	groupHead, groupHeadKeep, groupTail string
+	stdin                               string // the redirections that give a unit's commands their stdin
 	batch     strings.Builder // queued units, not yet sent
 	tracing   bool            // xtrace or verbose is on, as far as we know: send units as script text
 	// dupsStdin: a unit duplicated stdin (<&0); from then on units go as script text (dupstdin.go).
@@ -194,23 +195,15 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	if cfg.Prompts {
 		init = append(init, promptDefaults(cfg.Env))
 	}
-	if len(init) > 0 {
-		s.write(quiet(strings.Join(init, "; ")))
-	}
+	// The plumbing's /dev/null (session_fds.go).
+	init = append(init, `\exec `+strconv.Itoa(nullFD)+"</dev/null")
+	s.write(quiet(strings.Join(init, "; ")))
 	s.stdinRedirect(cfg.Terminal != nil)
 	// The first prompt asks for PROMPT_COMMAND, which the environment may have set.
 	s.dirty = cfg.Prompts
 	return s, nil
 }
 
-// stdinRedirect is chosen once: a unit's commands read the terminal or /dev/null.
-func (s *Shell) stdinRedirect(terminal bool) {
-	s.stdin = "0</dev/null"
-	if terminal {
-		s.stdin = fmt.Sprintf("0<&%d %d<&-", terminalFD, terminalFD)
-	}
-	s.groupTail = fmt.Sprintf("\n} %s %d>&-\n", s.stdin, replyFD)
-}
 
 func (s *Shell) write(text string) {
 	if s.broken {
@@ -251,12 +244,12 @@ func (s *Shell) Flush() {
 	body := s.batch.String()
 	s.batch.Reset()
 	if s.tracing || s.dupsStdin || strings.IndexByte(body, 0) >= 0 {
-		s.write("{ " + body + s.groupTail[1:])
+		s.write("{ " + s.groupHeadKeep + body + s.groupTail)
 		return
 	}
 	payload := batchPrelude + body
 	s.write("__spear_s=$?; IFS= LC_ALL=C " + bi + "read -r -N " + strconv.Itoa(len(payload)) +
-		" __spear_b; { " + bi + "eval \"$__spear_b\"" + s.groupTail + payload)
+		" __spear_b; { " + s.groupHead + bi + "eval \"$__spear_b\"" + s.groupTail + payload)
 }
 
 // SetStatus makes $? equal code before the next forwarded command, as if the answer had been a

@@ -23,7 +23,7 @@ func (s *Shell) SyncStatus() (int, bool) {
 func (s *Shell) ForwardInList(unit string) {
 	s.Flush()
 	s.flushStatus()
-	s.write("{ { " + strings.TrimSuffix(unit, "\n") + "\n} && " + bi + ":" + s.groupTail)
+	s.write("{ " + s.groupHeadKeep + "{ " + strings.TrimSuffix(unit, "\n") + "\n} && " + bi + ":" + s.groupTail)
 	s.dirty = true
 }
 

@@ -1,23 +1,41 @@
 package realshell
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
 
-// The plumbing's descriptors sit where a session's commands do not look (61 the terminal, 62 the
-// replies, 60 bwrap's info pipe), put there by the start itself; the descriptors below them that
-// this process inherited reach the real shell as they are, as they would reach bash -s
-// (`echo 'cat <&3' | spear-shell 3<file`, a make jobserver's pipes).
+// The plumbing's descriptors sit where a session's commands do not look (59 the shell's own
+// /dev/null, 61 the terminal, 62 the replies, 60 bwrap's info pipe), put there by the start
+// itself; the descriptors below them that this process inherited reach the real shell as they
+// are, as they would reach bash -s (`echo 'cat <&3' | spear-shell 3<file`, a make jobserver's
+// pipes).
+//
+// Each unit runs in a group that gives it its stdin and hides the plumbing's descriptors. bash
+// saves a descriptor a group redirects to the lowest free one at or above 10, where the
+// session's own `exec {var}>file` would take 10 and 11 as in bash -s, unless the redirection
+// duplicates a descriptor N of 10 or more: then the copy goes above N. So the group's every
+// redirection duplicates one of the plumbing's descriptors (59 up), and the descriptors it must
+// hide are closed inside it, by an exec that the group's end undoes:
+//
+//	{ exec 59<&- 62<&-; UNIT
+//	} 0<&59 62<&59 59<&62
+//
+// (0<&61 61<&59 and 61<&- for the terminal). bash keeps its saved copies close-on-exec, so no
+// command sees them, and a session's `exec 11<&-` closes nothing of the plumbing's.
 
-const infoFD = 60
+const (
+	infoFD = 60
+	nullFD = 59
+)
 
 // sessionFiles returns the real shell's descriptors from 3 up: each one this process inherited
 // (open and not close-on-exec: everything Go opens is close-on-exec) as it is, nil (closed in
 // the child) for the others, and the plumbing's own at their places.
 func sessionFiles(reply, terminal, info *os.File) []*os.File {
 	files := make([]*os.File, replyFD+1-3)
-	for fd := 3; fd < infoFD; fd++ {
+	for fd := 3; fd < nullFD; fd++ {
 		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
 		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
 			files[fd-3] = os.NewFile(uintptr(fd), "inherited")
@@ -25,4 +43,23 @@ func sessionFiles(reply, terminal, info *os.File) []*os.File {
 	}
 	files[replyFD-3], files[terminalFD-3], files[infoFD-3] = reply, terminal, info
 	return files
+}
+
+// stdinRedirect is chosen once: a unit's commands read the terminal or /dev/null.
+func (s *Shell) stdinRedirect(terminal bool) {
+	s.stdin = fmt.Sprintf("0<&%d", nullFD)
+	hide := fmt.Sprintf("%d<&%d %d<&%d", replyFD, nullFD, nullFD, replyFD)
+	closes := fmt.Sprintf("%d<&- %d<&-", nullFD, replyFD)
+	if terminal {
+		s.stdin = fmt.Sprintf("0<&%d %d<&-", terminalFD, terminalFD)
+		hide = fmt.Sprintf("0<&%d %d<&%d %s", terminalFD, terminalFD, nullFD, hide)
+		closes += fmt.Sprintf(" %d<&-", terminalFD)
+	} else {
+		hide = s.stdin + " " + hide
+	}
+	s.groupHead = `\exec ` + closes + "; "
+	// The exec resets $?: the status before it is given back, as the batch's prelude does.
+	s.groupHeadKeep = "{ __spear_s=$?; " + s.groupHead + bi + ". /dev/stdin <<<\"" + bi + "unset __spear_s; " +
+		bi + "return $__spear_s\" && " + bi + ":; } 2>/dev/null; "
+	s.groupTail = "\n} " + hide + "\n"
 }
