@@ -83,9 +83,9 @@ type Shell struct {
 	// groupHead and groupTail make the group a unit is sent in (session_fds.go); groupHeadKeep
 	// is groupHead that keeps $? (for script text, which has no prelude of its own).
 	groupHead, groupHeadKeep, groupTail string
-	stdin                               string // the redirections that give a unit's commands their stdin
-	batch     strings.Builder // queued units, not yet sent
-	tracing   bool            // xtrace or verbose is on, as far as we know: send units as script text
+	stdin                               string          // the redirections that give a unit's commands their stdin
+	batch                               strings.Builder // queued units, not yet sent
+	tracing                             bool            // xtrace or verbose is on, as far as we know: send units as script text
 	// dupsStdin: a unit duplicated stdin (<&0); from then on units go as script text (dupstdin.go).
 	dupsStdin bool
 	terminal  bool     // forwarded commands read the terminal the session is read from
@@ -203,7 +203,6 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	s.dirty = cfg.Prompts
 	return s, nil
 }
-
 
 func (s *Shell) write(text string) {
 	if s.broken {
