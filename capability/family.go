@@ -410,6 +410,10 @@ func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c provClien
 	}
 	tail := stderrOf(err)
 	if c != nil && tail == "" {
+		// Stopped first (a faulty provider gets a short grace): only then has its stderr been
+		// read to the end, so its last words are recorded whatever the timing, as the keeper's
+		// are (stopFaulty). Read while it ran, the tail missed them under load.
+		c.Close()
 		tail = c.StderrTail()
 	}
 	_ = e.logEvent(audit.Event{Name: audit.EventProviderFailed, Provider: p.cfg.ID, Stage: stage,
