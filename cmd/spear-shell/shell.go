@@ -41,6 +41,10 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		return 0
 	case "check":
 		code := capability.Check(ctx, ts, stdout, stderr)
+		if checkBoundary(stdout, rs) && code == 0 {
+			fmt.Fprintln(stderr, "spear-shell: --check found problems")
+			code = 1
+		}
 		fmt.Fprint(stdout, dynamicWarning())
 		return code
 	case "end-turn":

@@ -164,7 +164,12 @@ func ParseArgs(args []string) Args {
 func (a Args) Argv0Args(argv0 string) []string {
 	out := a.Bash
 	if strings.HasPrefix(argv0, "-") && a.Mode != ModeBashOnly {
-		out = append([]string{"-l"}, out...)
+		// after bash's long options, which must come first
+		i := 0
+		for i < len(out) && strings.HasPrefix(out[i], "--") && out[i] != "--" {
+			i++
+		}
+		out = slices.Insert(slices.Clone(out), i, "-l")
 	}
 	if a.Mode == ModeString && !a.HasName {
 		out = append(slices.Clone(out), argv0)

@@ -496,6 +496,7 @@ func TestArgv0Args(t *testing.T) {
 		{[]string{"-c", "echo $0", "name", "a"}, "/usr/bin/spear-shell", []string{"-c", "echo $0", "name", "a"}},
 		{[]string{"-c", "shopt login_shell"}, "-mylogin", []string{"-l", "-c", "shopt login_shell", "-mylogin"}},
 		{[]string{"script.sh", "a"}, "-sh", []string{"-l", "script.sh", "a"}},
+		{[]string{"--noprofile", "--norc", "-c", "x"}, "-bash", []string{"--noprofile", "--norc", "-l", "-c", "x", "-bash"}},
 		{[]string{"--version"}, "-sh", []string{"--version"}},
 	}
 	for _, tt := range tests {

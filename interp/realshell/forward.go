@@ -80,8 +80,9 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 	}
 	p := planBoundary(getenv, manifest, parent, cwd, []string{bwrap, rs.Path, self}, []string{"bwrap", "real shell", "spear-shell"})
 	rs.Verdicts, rs.Writable = p.verdicts, p.roots
-	if p.verdicts[0].Err != nil {
-		return rs, p.verdicts[0].Err // bwrap itself is not run before it is trusted
+	if err := p.verdicts[0].Err; err != nil {
+		// bwrap is not run, not even probed, before it is trusted
+		return rs, &BoundaryError{Path: bwrap, Why: err.Error()}
 	}
 	if ok, reason := Probe(bwrap, fi, parent); !ok {
 		if mode == "bwrap" {
