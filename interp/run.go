@@ -54,6 +54,7 @@ func runSegments(segs []Segment, sh *realshell.Shell, h Handlers) bool {
 // waiting for each other.
 func RunSession(r io.Reader, sh *realshell.Shell, h Handlers) int {
 	units := NewUnitReader(r)
+	units.Shell = h.Shell
 	for {
 		unit, err := units.Next()
 		if unit != "" && !runUnit(unit, sh, h) {

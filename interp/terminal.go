@@ -35,7 +35,7 @@ func (t *Terminal) Quiet() {
 // and an end at Ctrl-D on an empty line or when the shell exits. It returns the shell's status.
 func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 	lines := &lineReader{r: bufio.NewReader(t.In), results: make(chan lineRead, 1)}
-	var unit unitText
+	unit := unitText{shell: h.Shell}
 	defer func() {
 		if t.echo != nil {
 			t.echo.release()

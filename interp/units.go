@@ -18,6 +18,9 @@ import (
 type UnitReader struct {
 	r   *bufio.Reader
 	err error // sticky read error, returned once the pending text is out
+	// Shell is the real shell's path: text mvdan cannot parse is complete when bash says so
+	// (units_bash.go). Empty: a parse error ends the unit.
+	Shell string
 }
 
 // NewUnitReader returns a UnitReader reading from r.
@@ -32,7 +35,7 @@ func (u *UnitReader) Next() (string, error) {
 	if u.err != nil {
 		return "", u.err
 	}
-	var unit unitText
+	unit := unitText{shell: u.Shell}
 	for {
 		line, err := u.r.ReadString('\n')
 		if err != nil {
@@ -51,8 +54,9 @@ func (u *UnitReader) Next() (string, error) {
 
 // unitText gathers whole lines until they complete a unit.
 type unitText struct {
-	text strings.Builder
-	w    wait
+	text  strings.Builder
+	w     wait
+	shell string // the real shell's path, asked about text mvdan cannot parse
 }
 
 // add appends one whole line and reports whether the text is now a complete unit.
@@ -72,7 +76,7 @@ func (u *unitText) add(line string) bool {
 		return true
 	}
 	var done bool
-	done, u.w = complete(text)
+	done, u.w = complete(text, u.shell)
 	return done
 }
 
@@ -105,7 +109,7 @@ func (w wait) mayEnd(line string) bool {
 
 // complete reports whether text (whole lines) forms complete commands as bash
 // would read them; if not, w says which next line may complete them.
-func complete(text string) (done bool, w wait) {
+func complete(text, shell string) (done bool, w wait) {
 	f, err := parse(text)
 	more, w := incomplete(err)
 	if more && strings.Contains(text, "<<") {
@@ -118,8 +122,9 @@ func complete(text string) (done bool, w wait) {
 		}
 	}
 	if err != nil {
-		// A syntax error ends the unit, as it ends bash's reading of a command.
-		return !more, w
+		// A syntax error ends the unit, as it ends bash's reading of a command; one that only
+		// mvdan sees waits for the lines that complete the command for bash.
+		return !more && !bashIncomplete(shell, text), w
 	}
 	return !continued(text, f), wait{}
 }

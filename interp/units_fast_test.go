@@ -66,7 +66,7 @@ func checkSimpleAgrees(t *testing.T, line string) {
 	if !simpleLine(line) {
 		return
 	}
-	if done, _ := complete(line); !done {
+	if done, _ := complete(line, ""); !done {
 		t.Errorf("simpleLine(%q) is true but the parser reads an incomplete command", line)
 	}
 }
