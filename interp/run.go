@@ -87,7 +87,8 @@ func runUnit(unit string, sh *realshell.Shell, h Handlers) bool {
 	a := Analyze(unit)
 	switch a.Verdict {
 	case Forward:
-		if hasCommands(unit) {
+		// A comment line goes too: bash -s reads it, and its history keeps it.
+		if strings.TrimLeft(unit, " \t\n") != "" {
 			sh.Forward(unit)
 			// A command of a terminal session reads the terminal: the next line is not read
 			// until it has finished, as bash does.
