@@ -201,13 +201,15 @@ func (t *Turn) Prepare(ctx context.Context) {
 	t.startCtx = nil
 }
 
-// Pin loads the turn now, which pins its workspace and project (scope.go), without starting
-// any provider: a session calls it before the agent's first command can run.
+// Pin pins the turn's workspace and project in its state now (scope.go), without loading the
+// rest of the turn or writing an audit record: a session calls it before the agent's first
+// command can run.
 func (t *Turn) Pin() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.closed {
-		t.load()
+	if !t.closed && !t.loaded {
+		// Only the scope: a session with no invocation loads and records nothing more (SPEC 4).
+		t.resolve()
 	}
 }
 

@@ -60,16 +60,78 @@ func (t *Turn) load() {
 		return
 	}
 	t.loaded = true
-	e := &turnEnv{s: t.s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
+	e, r := t.resolve()
 	t.env = e
+	if !r.ok {
+		return
+	}
+	man, reg, stErr, scopeChanged := e.man, e.reg, r.stateErr, r.scopeChanged
+	auditPath := man.Audit
+	if auditPath == "" {
+		auditPath = t.s.Getenv("SPEAR_AUDIT_FILE")
+	}
+	if auditPath == "" {
+		auditPath = filepath.Join(policy.DefaultHome(t.s.Getenv), "audit.jsonl")
+	}
+	e.log, e.logErr = audit.Open(auditPath, man.Turn, man.Session, e.red)
+	if e.logErr != nil {
+		e.log = nil
+	}
+
+	for _, d := range e.offer.Decisions {
+		if !d.Offered {
+			continue
+		}
+		for i := range reg.Providers {
+			if p := &reg.Providers[i]; p.ID == d.Provider {
+				e.provs[p.ID] = &prov{cfg: p, readOnly: d.ReadOnly}
+				e.order = append(e.order, p.ID)
+			}
+		}
+	}
+
+	if t.startCtx != nil && stErr == nil && e.log != nil {
+		e.startEarly(t.startCtx, t.listOnly)
+	}
+	if e.state != nil {
+		e.onceEvents(r.regErr)
+	}
+	switch {
+	case stErr != nil:
+		e.none = nothingOffered + " (the turn's state cannot be kept: " + stErr.Error() + ")"
+	case scopeChanged != "":
+		e.none = nothingOffered + " (" + scopeChanged + ")"
+	case len(e.order) == 0:
+		e.none = nothingOffered
+		if e.state.once(familyFact + "-none") {
+			_ = e.logEvent(audit.Event{Name: audit.EventFamilySelected, Mode: "none",
+				Reason: e.offer.Reason, Fields: map[string]any{
+					"project": e.offer.Project, "providers": decisionsField(e.offer.Decisions), "family": []string{}}})
+		}
+	}
+}
+
+// resolved is what resolve found besides the turn's environment.
+type resolved struct {
+	ok           bool   // false: the turn offers nothing, for the reason e.none gives
+	regErr       error  // the registry's problem, recorded in turn_started
+	stateErr     error  // the state cannot be kept
+	scopeChanged string // why the scope differs from the pin ("" when it does not)
+}
+
+// resolve reads the manifest and the registry, opens the state and pins the turn's scope in it
+// (scope.go), or compares the scope with the pin. It writes no audit record: Pin, at a
+// session's start, uses it alone.
+func (t *Turn) resolve() (*turnEnv, resolved) {
+	e := &turnEnv{s: t.s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
 	e.red = audit.NewRedactor(nil)
 	switch {
 	case t.s.Inside:
 		e.none = nestedReason(t.s.Unconfined)
-		return
+		return e, resolved{}
 	case t.s.ManifestPath == "":
 		e.none = nothingOffered + " (no turn manifest: --manifest or SPEAR_TURN_MANIFEST)"
-		return
+		return e, resolved{}
 	}
 	if !filepath.IsAbs(t.s.ManifestPath) && t.s.Cwd != "" {
 		t.s.ManifestPath = filepath.Join(t.s.Cwd, t.s.ManifestPath) // --manifest as typed
@@ -83,14 +145,14 @@ func (t *Turn) load() {
 	}
 	if err != nil {
 		e.none = nothingOffered + " (the turn manifest is invalid: " + err.Error() + ")"
-		return
+		return e, resolved{}
 	}
 	e.man = man
 	if t.s.Isolated {
 		if err := e.trustWorkspace(); err != nil {
 			e.man = nil
 			e.none = nothingOffered + " (" + err.Error() + ")"
-			return
+			return e, resolved{}
 		}
 	}
 	getenv := t.s.Getenv
@@ -102,18 +164,6 @@ func (t *Turn) load() {
 	}
 	e.reg = reg
 	e.red = audit.NewRedactor(reg.Secrets())
-
-	auditPath := man.Audit
-	if auditPath == "" {
-		auditPath = getenv("SPEAR_AUDIT_FILE")
-	}
-	if auditPath == "" {
-		auditPath = filepath.Join(home, "audit.jsonl")
-	}
-	e.log, e.logErr = audit.Open(auditPath, man.Turn, man.Session, e.red)
-	if e.logErr != nil {
-		e.log = nil
-	}
 
 	var stErr error
 	projects, caps := reg.Sources()
@@ -135,37 +185,7 @@ func (t *Turn) load() {
 			e.offer = e.offer.Withdrawn(scopeChanged)
 		}
 	}
-	for _, d := range e.offer.Decisions {
-		if !d.Offered {
-			continue
-		}
-		for i := range reg.Providers {
-			if p := &reg.Providers[i]; p.ID == d.Provider {
-				e.provs[p.ID] = &prov{cfg: p, readOnly: d.ReadOnly}
-				e.order = append(e.order, p.ID)
-			}
-		}
-	}
-
-	if t.startCtx != nil && stErr == nil && e.log != nil {
-		e.startEarly(t.startCtx, t.listOnly)
-	}
-	if e.state != nil {
-		e.onceEvents(regErr)
-	}
-	switch {
-	case stErr != nil:
-		e.none = nothingOffered + " (the turn's state cannot be kept: " + stErr.Error() + ")"
-	case scopeChanged != "":
-		e.none = nothingOffered + " (" + scopeChanged + ")"
-	case len(e.order) == 0:
-		e.none = nothingOffered
-		if e.state.once(familyFact + "-none") {
-			_ = e.logEvent(audit.Event{Name: audit.EventFamilySelected, Mode: "none",
-				Reason: e.offer.Reason, Fields: map[string]any{
-					"project": e.offer.Project, "providers": decisionsField(e.offer.Decisions), "family": []string{}}})
-		}
-	}
+	return e, resolved{ok: true, regErr: regErr, stateErr: stErr, scopeChanged: scopeChanged}
 }
 
 // startEarly starts every offered provider now when this turn has not selected its family

@@ -152,10 +152,17 @@ func runSession(a realshell.Args, self string, rs *realshell.RealShell, turn *ca
 	if term != nil || isTerminal(stdin) {
 		terminal = stdin
 	}
-	// The turn's scope is pinned before the agent's first command can change the workspace.
-	turn.Pin()
+	// The turn's scope is pinned before the agent's first command can change the workspace: the
+	// pin (the turn's first load) runs while the real shell starts, and nothing is sent to the
+	// shell before it is done.
+	pinned := make(chan struct{})
+	go func() {
+		defer close(pinned)
+		turn.Pin()
+	}()
 	g.caught()
 	sh, err := startShell(a, rs, stdout, stderr, &session{terminal: terminal, prompts: term != nil})
+	<-pinned
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
 		g.closeTurn("the real shell could not start")
