@@ -20,6 +20,7 @@ var update = flag.Bool("update", false, "rewrite the transcripts' expected outpu
 var (
 	binDir       string
 	scratch      string
+	hostGo       []string // this machine's GOCACHE and GOMODCACHE, for transcripts that build
 	fakeProvider string
 	scriptCmds   = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 )
@@ -46,6 +47,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir, scratch = filepath.Join(root, "bin"), root
+	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
+		hostGo = strings.Fields(string(out))
+	}
 	code := 1
 	if err := buildBinaries(binDir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -126,6 +130,10 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("OUTSIDE", outside)
+			if len(hostGo) == 2 {
+				env.Setenv("HOST_GOCACHE", hostGo[0])
+				env.Setenv("HOST_GOMODCACHE", hostGo[1])
+			}
 			env.Defer(func() { os.RemoveAll(outside) })
 			return os.MkdirAll(env.WorkDir+"-run", 0o700)
 		},

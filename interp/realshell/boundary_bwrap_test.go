@@ -58,23 +58,13 @@ func outsideTmp(t *testing.T) string {
 	return r
 }
 
-// copyExe copies the test binary into dir (the go tool builds it in /tmp, which the boundary
-// replaces) and returns the copy.
-func copyExe(t *testing.T, dir string) string {
+// copyExe returns the copy of the test binary outside /tmp (see exeCopy), or skips.
+func copyExe(t *testing.T) string {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	if exeCopy == "" {
+		t.Skip("no copy of the test binary outside /tmp")
 	}
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "realshell.test")
-	if err := os.WriteFile(out, data, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return exeCopy
 }
 
 func newFixture(t *testing.T, bwrap string) *fixture {
@@ -205,7 +195,7 @@ func TestHelperInside(t *testing.T) {
 func TestInsideBoundaryDetectsBwrap(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, needBwrap(t))
-	exe := copyExe(t, f.root)
+	exe := copyExe(t)
 	// Without the marker, PID 1 being bwrap is enough.
 	script := fmt.Sprintf("env -u %s %s=inside %s -test.run='^TestHelperInside$'", BoundaryMarker, helperEnv, exe)
 	out, code := f.run(t, f.b, script)
@@ -223,7 +213,7 @@ func TestExecForwards(t *testing.T) {
 	writeFile(t, dir+"/masked/secret", "SECRET")
 	writeFile(t, dir+"/three", "three\n")
 	writeFile(t, dir+"/four", "four\n")
-	exe := copyExe(t, dir)
+	exe := copyExe(t)
 	var extra []*os.File
 	for _, name := range []string{"three", "four"} {
 		f, err := os.Open(dir + "/" + name)
