@@ -180,7 +180,9 @@ func (t *Turn) resolve() (*turnEnv, resolved) {
 
 	e.offer = reg.Offer(man)
 	scopeChanged := ""
-	if stErr == nil {
+	// A registry that cannot be used resolves no project: that is not the turn's scope, and is
+	// neither pinned nor compared (the offer is empty anyway, for that reason).
+	if stErr == nil && regErr == nil {
 		if scopeChanged = e.pinScope(e.offer); scopeChanged != "" {
 			e.offer = e.offer.Withdrawn(scopeChanged)
 		}
