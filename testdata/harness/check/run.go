@@ -74,7 +74,7 @@ func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, erro
 	var writable []string
 	for _, w := range term.writable {
 		dir := filepath.Join(r.home, w)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, err
 		}
 		writable = append(writable, dir)

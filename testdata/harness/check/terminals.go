@@ -38,10 +38,11 @@ const prompt = "Run the commands you are given, one per turn."
 
 var terminals = []*terminal{
 	{name: "claude-code", pkg: "@anthropic-ai/claude-code", command: claudeCode, result: claudeResult,
-		writable: []string{".claude/shell-snapshots"}},
+		writable: []string{".claude/shell-snapshots", ".claude/tmp"}},
 	{name: "codex", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true},
 	{name: "codex", variant: "shell_snapshot=false", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true},
-	{name: "gemini", pkg: "@google/gemini-cli", command: gemini, result: geminiResult},
+	{name: "gemini", pkg: "@google/gemini-cli", command: gemini, result: geminiResult,
+		writable: []string{"tmp"}},
 	{name: "mini-swe-agent", version: "2.4 protocol", result: subprocessResult},
 }
 
@@ -88,6 +89,9 @@ func claudeCode(r *run, baseURL string) (*exec.Cmd, error) {
 		"-p", prompt, "--allowedTools", "Bash", "--output-format", "text")
 	cmd.Env = append(r.env(),
 		"CLAUDE_CODE_SHELL="+r.shell,
+		// Where its command chain writes the cwd file (pwd -P >| DIR/claude-ID-cwd) for it to read
+		// back: a writable root, so the file written inside the boundary is the one it reads.
+		"CLAUDE_CODE_TMPDIR="+filepath.Join(r.home, ".claude/tmp"),
 		"ANTHROPIC_BASE_URL="+baseURL,
 		"ANTHROPIC_API_KEY=sk-harness-dummy",
 		"DISABLE_AUTOUPDATER=1",
@@ -203,6 +207,9 @@ func gemini(r *run, baseURL string) (*exec.Cmd, error) {
 		"GEMINI_API_KEY=harness-dummy",
 		"GOOGLE_GEMINI_BASE_URL="+baseURL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
+		// Where its envelope's trap writes the background job ids (TMPDIR/gemini-shell-*/bgpids.tmp)
+		// for it to read back: a writable root, so that file is the same inside the boundary and out.
+		"TMPDIR="+filepath.Join(r.home, "tmp"),
 	)
 	cmd.Env = withPath(cmd.Env, filepath.Dir(r.shell))
 	return cmd, nil
