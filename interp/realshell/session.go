@@ -94,6 +94,8 @@ type Shell struct {
 	childOnce sync.Once
 	// plumbingTaken: the shell's commands took the plumbing's requests; the session ended.
 	plumbingTaken bool
+	// fdsCut: the shell ended with a descriptor limit below the plumbing's (session_fds.go).
+	fdsCut bool
 	stderr        *os.File
 	replyR        *os.File // read by the reply reader; looked at by starved
 	// promptCommands are the indices of PROMPT_COMMAND's elements, as the last reply gave them.
@@ -168,6 +170,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()
+		s.fdsCut = s.info == nil && fdLimitCut(cmd.Process.Pid)
 		s.waitErr = cmd.Wait()
 		close(s.exited)
 	}()
@@ -391,7 +394,16 @@ func (s *Shell) Close() int {
 	if s.plumbingTaken {
 		return 2
 	}
-	return exitStatus(s.cmd.ProcessState)
+	code := exitStatus(s.cmd.ProcessState)
+	if s.fdsCut {
+		if s.stderr != nil {
+			s.stderr.WriteString(fdLimitMessage)
+		}
+		if code == 0 {
+			code = 2
+		}
+	}
+	return code
 }
 
 func exitStatus(ps *os.ProcessState) int {

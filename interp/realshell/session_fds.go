@@ -1,9 +1,14 @@
 package realshell
 
 import (
+	"bufio"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // The plumbing's descriptors sit where a session's commands do not look (59 the shell's own
@@ -62,4 +67,35 @@ func (s *Shell) stdinRedirect(terminal bool) {
 	s.groupHeadKeep = "{ __spear_s=$?; " + s.groupHead + bi + ". /dev/stdin <<<\"" + bi + "unset __spear_s; " +
 		bi + "return $__spear_s\" && " + bi + ":; } 2>/dev/null; "
 	s.groupTail = "\n} " + hide + "\n"
+}
+
+// A descriptor limit below the plumbing's (`ulimit -n 6`) cannot be lived with: when the group
+// that ran the command ends, bash cannot put descriptor 62 back, and it exits there, with
+// status 0 and no word of its own. An unconfined shell's limit is read from its zombie, before
+// it is reaped, so that the session can say why it ended. (Under the boundary the shell is
+// bwrap's grandchild, reaped inside the sandbox; docs/shell.md says so.)
+
+const fdLimitMessage = "spear-shell: session: the real shell's descriptor limit (ulimit -n) fell below the plumbing's descriptors (59-62); the session ends\n"
+
+// fdLimitCut waits until process pid has exited, without reaping it, and tells whether its
+// soft limit on open files was below the plumbing's descriptors.
+func fdLimitCut(pid int) bool {
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		return false
+	}
+	f, err := os.Open(fmt.Sprintf("/proc/%d/limits", pid))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "Max open files"); ok {
+			fields := strings.Fields(rest)
+			n, err := strconv.Atoi(fields[0])
+			return err == nil && n <= replyFD
+		}
+	}
+	return false
 }
