@@ -96,8 +96,8 @@ type Shell struct {
 	plumbingTaken bool
 	// fdsCut: the shell ended with a descriptor limit below the plumbing's (session_fds.go).
 	fdsCut bool
-	stderr        *os.File
-	replyR        *os.File // read by the reply reader; looked at by starved
+	stderr *os.File
+	replyR *os.File // read by the reply reader; looked at by starved
 	// promptCommands are the indices of PROMPT_COMMAND's elements, as the last reply gave them.
 	promptCommands []string
 	ps0            bool // PS0 is set and not empty, as the last prompt found it
