@@ -219,13 +219,17 @@ func probeShellArg(o options, t *terminal, mode string) string {
 	if err != nil {
 		return "shell argument probe: " + err.Error()
 	}
-	// The first command of a session may come before the shell snapshot; the probe is the second.
-	tt := drive(r, t, []string{"true", probe}, map[int]map[string]any{1: {"shell": "/bin/sh"}}, nil)
+	// The first command of a session may come before the shell snapshot; the probe is the second,
+	// and the third says which form Codex used by then (its snapshot puts codex-path on PATH).
+	const form = `case $PATH in *codex-path*) echo "the snapshot form";; *) echo "the -lc form";; esac`
+	tt := drive(r, t, []string{"true", probe, form}, map[int]map[string]any{1: {"shell": "/bin/sh"}}, nil)
 	endTurn(r, filepath.Join(o.bin, "spear-shell"))
 	r.close()
-	if tt.err != nil || len(tt.records) != 2 {
+	if tt.err != nil || len(tt.records) != 3 {
 		return fmt.Sprintf("shell argument probe: %v", tt.err)
 	}
 	out, _ := t.result(tt.records[1])
-	return fmt.Sprintf(`(not judged) the model's shell "/bin/sh" ran: %s`, strings.TrimSpace(out))
+	used, _ := t.result(tt.records[2])
+	return fmt.Sprintf(`(not judged) the model's shell "/bin/sh" ran: %s; the next command came in %s`,
+		strings.TrimSpace(out), strings.TrimSpace(used))
 }

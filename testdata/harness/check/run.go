@@ -34,7 +34,7 @@ type run struct {
 func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, error) {
 	r := &run{dir: dir, cli: cli, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "webapp"),
 		shell: filepath.Join(dir, "shell", "bash"), spearHome: filepath.Join(dir, "spear"),
-		manifest: filepath.Join(dir, "turn.json"), audit: filepath.Join(dir, "audit.jsonl"), isolation: isolation, term: term}
+		manifest: filepath.Join(dir, "turn", "turn.json"), audit: filepath.Join(dir, "turn", "audit.jsonl"), isolation: isolation, term: term}
 	// As a login session's /run/user/UID: short, since the keeper's socket path must fit 107
 	// bytes, which a state parent under this run's home may not; and not under /tmp, which the
 	// boundary replaces with the turn's own.
@@ -46,7 +46,9 @@ func newRun(dir, cli, bin, target, isolation string, term *terminal) (*run, erro
 	if r.runtime, err = os.MkdirTemp(rt, ""); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{r.home, filepath.Join(r.work, "sub"), filepath.Dir(r.shell), r.spearHome} {
+	// The manifest and the audit file have a directory of their own, as /run/harness would be: the
+	// boundary hides the directory of each (SPEC 9), which must not hold the home or CODEX_HOME.
+	for _, d := range []string{r.home, filepath.Join(r.work, "sub"), filepath.Dir(r.shell), r.spearHome, filepath.Dir(r.manifest)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
