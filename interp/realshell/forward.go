@@ -171,18 +171,21 @@ func (rs *RealShell) Exec(argv0 string, a Args) error {
 		infoFD = inherited[n-1] + 1
 	}
 	argv := rs.Boundary.Args(append([]string{rs.Path}, a.Argv0Args(argv0)...))
-	argv = slices.Insert(argv, 1, "--info-fd", strconv.Itoa(infoFD))
-	pid, info, err := forkBwrap(argv, rs, inherited, infoFD)
+	argv = slices.Insert(argv, 1, "--info-fd", strconv.Itoa(infoFD), "--block-fd", strconv.Itoa(infoFD+1))
+	pid, info, release, err := forkBwrap(argv, rs, inherited, infoFD)
 	if err != nil {
 		return err
 	}
 	// This process only waits now: one processor is enough, and fewer runtime threads leave
-	// the cores to bwrap and bash. Signals are caught from here on, while bwrap loads; one that
-	// comes before ends this process, and bwrap with it (Pdeathsig), as it would have ended a
-	// shell that had not yet set its traps.
+	// the cores to bwrap and bash. Signals are caught from here on, after the fork (catching
+	// SIGINT would reset an ignored one to the default in bwrap), and only then may bwrap start
+	// the command (--block-fd): the command cannot have set its traps before signals are passed
+	// on to it. One that comes before ends this process, and bwrap with it (Pdeathsig), as it
+	// would have ended a shell that had not yet set its traps.
 	runtime.GOMAXPROCS(1)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	release()
 	os.Exit(waitForwarding(pid, info, sigs))
 	return nil
 }
@@ -221,17 +224,24 @@ func inheritedFDs() []int {
 }
 
 // forkBwrap starts bwrap with argv: descriptors 0-2 and inherited stay where they are, bwrap's
-// info pipe goes to infoFD (above them all), and its reading end is returned. Nothing else of
+// info pipe goes to infoFD (above them all), and its reading end is returned; its --block-fd
+// goes to infoFD+1, and the returned release lets it start the command. Nothing else of
 // ours is open in bwrap. A bare fork and exec: os/exec would probe pidfd support with a
 // process of its own first. Should this process die, bwrap dies too. (Pdeathsig follows the
 // forking thread, but the runtime ends a thread only under a goroutine that locked it and
 // exited, which no goroutine here does; locking one would cost a thread of its own.)
-func forkBwrap(argv []string, rs *RealShell, inherited []int, infoFD int) (int, *os.File, error) {
+func forkBwrap(argv []string, rs *RealShell, inherited []int, infoFD int) (int, *os.File, func(), error) {
 	infoR, infoW, err := pipe()
 	if err != nil {
-		return 0, nil, fmt.Errorf("boundary: %w", err)
+		return 0, nil, nil, fmt.Errorf("boundary: %w", err)
 	}
-	files := make([]uintptr, infoFD+1)
+	blockR, blockW, err := pipe()
+	if err != nil {
+		syscall.Close(infoR)
+		syscall.Close(infoW)
+		return 0, nil, nil, fmt.Errorf("boundary: %w", err)
+	}
+	files := make([]uintptr, infoFD+2)
 	for i := range files {
 		files[i] = ^uintptr(0) // closed in the child
 	}
@@ -239,17 +249,23 @@ func forkBwrap(argv []string, rs *RealShell, inherited []int, infoFD int) (int, 
 	for _, fd := range inherited {
 		files[fd] = uintptr(fd)
 	}
-	files[infoFD] = uintptr(infoW)
+	files[infoFD], files[infoFD+1] = uintptr(infoW), uintptr(blockR)
 	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
 		Dir: rs.Dir, Env: rs.Env, Files: files,
 		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
 	syscall.Close(infoW)
+	syscall.Close(blockR)
 	if err != nil {
 		syscall.Close(infoR)
-		return 0, nil, fmt.Errorf("boundary: %s: %w", argv[0], err)
+		syscall.Close(blockW)
+		return 0, nil, nil, fmt.Errorf("boundary: %s: %w", argv[0], err)
 	}
-	return pid, os.NewFile(uintptr(infoR), "bwrap-info"), nil
+	release := func() {
+		_, _ = syscall.Write(blockW, []byte{0}) // a bwrap already gone is reaped by the caller
+		syscall.Close(blockW)
+	}
+	return pid, os.NewFile(uintptr(infoR), "bwrap-info"), release, nil
 }
 
 // reap waits for the child pid to end and returns its status.

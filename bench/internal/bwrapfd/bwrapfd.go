@@ -17,6 +17,7 @@ var fdOptions = map[string]int{
 	"--ro-bind-data":   syscall.O_RDONLY,
 	"--bind-data":      syscall.O_RDONLY,
 	"--file":           syscall.O_RDONLY,
+	"--block-fd":       syscall.O_RDONLY,
 	"--info-fd":        syscall.O_WRONLY,
 	"--json-status-fd": syscall.O_WRONLY,
 }
