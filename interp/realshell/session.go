@@ -88,6 +88,9 @@ type Shell struct {
 	tracing                             bool            // xtrace or verbose is on, as far as we know: send units as script text
 	// dupsStdin: a unit duplicated stdin (<&0); from then on units go as script text (dupstdin.go).
 	dupsStdin bool
+	// alone: a unit may hold an error on which bash abandons its whole command; from then on
+	// each unit is a batch of its own (discard.go).
+	alone     bool
 	terminal  bool     // forwarded commands read the terminal the session is read from
 	info      *os.File // bwrap's info pipe, nil when unconfined
 	child     int      // the sandboxed group's leader, once read from info
@@ -224,9 +227,13 @@ func (s *Shell) Forward(unit string) {
 		s.Flush()
 		s.dupsStdin = true
 	}
+	s.alone = s.alone || mayDiscard(unit)
 	s.batch.WriteString(strings.TrimSuffix(unit, "\n"))
 	s.batch.WriteByte('\n')
 	s.dirty = true
+	if s.alone {
+		s.Flush()
+	}
 }
 
 // batchPrelude starts every batch read as data: it removes the two variables the batch line
