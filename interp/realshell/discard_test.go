@@ -11,6 +11,8 @@ func TestMayDiscard(t *testing.T) {
 		{"a[1/0]=1", true},
 		{"echo $((a[2#44]))", true},
 		{"declare -i i", true},
+		{"a=( [$'x\\001']=foo )", true},
+		{"a+=(\n [1/0]=x\n)", true},
 		{"typeset -ai a=(0#4)", true},
 		{"f() { local -r -i n; }", true},
 		{"declare -gi x; echo", true},
