@@ -9,7 +9,7 @@ import "strings"
 // unit (a function it defines may do it again) go to the shell as script text. Only a user's
 // own `eval "exec 3<&0"` still meets the bug, as it would in any group bash runs.
 
-// dupsStdin tells whether text may duplicate descriptor 0 (`<&0`, `< & 0`, `<&0-`).
+// dupsStdin tells whether text may duplicate descriptor 0 (`<&0`, `< & 0`, `<&0-`, `<&$fd`).
 func dupsStdin(text string) bool {
 	for i := 0; ; {
 		j := strings.Index(text[i:], "<&")
@@ -21,6 +21,10 @@ func dupsStdin(text string) bool {
 			k++
 		}
 		if k < len(text) && text[k] == '0' && (k+1 == len(text) || text[k+1] < '0' || text[k+1] > '9') {
+			return true
+		}
+		// A descriptor named by an expansion (`<&$fd`, `<&${fd}`) may be 0.
+		if k < len(text) && text[k] == '$' {
 			return true
 		}
 		i = k

@@ -12,6 +12,8 @@ func TestDupsStdin(t *testing.T) {
 		{"f() { exec 3<& 0; }", true},
 		{"exec 3<&0-", true},
 		{"cat <&0", true},
+		{"fd=0; exec {v}<&$fd", true},
+		{"exec 3<&${fd}", true},
 		{"exec 3<&01", false},
 		{"exec 3<&10", false},
 		{"exec 3<&4", false},
