@@ -44,6 +44,10 @@ func checkAll(o options) int {
 			}
 			if t.shellArg {
 				fmt.Println("    " + probeShellArg(o, t, mode))
+				if f := closedShellArg(o, t, mode); f != "" {
+					faults = append(faults, f)
+					fmt.Println("    " + f)
+				}
 			}
 			if o.verbose {
 				printSteps(res)
@@ -232,4 +236,31 @@ func probeShellArg(o options, t *terminal, mode string) string {
 	used, _ := t.result(tt.records[2])
 	return fmt.Sprintf(`(not judged) the model's shell "/bin/sh" ran: %s; the next command came in %s`,
 		strings.TrimSpace(out), strings.TrimSpace(used))
+}
+
+// closedShellArg checks the deployment's closing of the shell argument as docs/harnesses.md gives
+// it (/bin/sh is spear-shell in Codex's mount namespace): the model's shell "/bin/sh" then reaches
+// spear-shell, which answers, and sh inside the boundary still works.
+func closedShellArg(o options, t *terminal, mode string) string {
+	dir := filepath.Join(o.work, t.dirName()+"-closed-"+mode)
+	shell := filepath.Join(o.bin, "spear-shell")
+	r, err := newRun(dir, o.cli, o.bin, shell, mode, t)
+	if err != nil {
+		return "closed shell argument: " + err.Error()
+	}
+	r.onlySpear = true
+	script := []string{"true", "spear-capability list", `sh -c 'echo "sh: $0"'`}
+	tt := drive(r, t, script, map[int]map[string]any{1: {"shell": "/bin/sh"}}, nil)
+	endTurn(r, shell)
+	r.close()
+	if tt.err != nil || len(tt.records) != 3 {
+		return fmt.Sprintf("closed shell argument: %v", tt.err)
+	}
+	list, code := t.result(tt.records[1])
+	sh, shCode := t.result(tt.records[2])
+	if code != 0 || !strings.Contains(list, "notes/search_notes") || shCode != 0 || strings.TrimSpace(sh) != "sh: sh" {
+		return fmt.Sprintf("closed shell argument: the model's shell /bin/sh got exit %d %s; sh inside got exit %d %s",
+			code, brief(list), shCode, brief(sh))
+	}
+	return ""
 }

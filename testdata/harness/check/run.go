@@ -27,6 +27,9 @@ type run struct {
 	isolation string // SPEAR_ISOLATION
 	runtime   string // XDG_RUNTIME_DIR, short: the state parent (sockets) lives under it
 	term      *terminal
+	// onlySpear: the deployment's closing of Codex's shell argument (docs/harnesses.md): in
+	// Codex's mount namespace /bin/sh is spear-shell too.
+	onlySpear bool
 }
 
 // newRun lays out dir for term. target is what shell/bash links to (spear-shell, /bin/bash

@@ -148,8 +148,11 @@ env_key = "HARNESS_API_KEY"
 		return nil, err
 	}
 	bin := filepath.Join(r.cli, "node_modules/@openai/codex/bin/codex.js")
-	script := `mount --bind "$1" /etc/passwd && shift && exec "$@"`
-	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", passwd,
+	script := `mount --bind "$1" /etc/passwd && shift 2 && exec "$@"`
+	if r.onlySpear {
+		script = `mount --bind "$1" /etc/passwd && mount --bind "$2" "$(readlink -f /bin/sh)" && shift 2 && exec "$@"`
+	}
+	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", passwd, r.shell,
 		"node", bin, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt)
 	cmd.Env = append(r.env(), "CODEX_HOME="+home, "HARNESS_API_KEY=harness-dummy")
 	return cmd, nil
