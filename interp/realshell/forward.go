@@ -176,16 +176,17 @@ func (rs *RealShell) Exec(argv0 string, a Args) error {
 	if err != nil {
 		return err
 	}
-	// This process only waits now: one processor is enough, and fewer runtime threads leave
-	// the cores to bwrap and bash. Signals are caught from here on, after the fork (catching
-	// SIGINT would reset an ignored one to the default in bwrap), and only then may bwrap start
-	// the command (--block-fd): the command cannot have set its traps before signals are passed
-	// on to it. One that comes before ends this process, and bwrap with it (Pdeathsig), as it
-	// would have ended a shell that had not yet set its traps.
-	runtime.GOMAXPROCS(1)
+	// Signals are caught from here on, after the fork (catching SIGINT would reset an ignored
+	// one to the default in bwrap), and only then may bwrap start the command (--block-fd):
+	// the command cannot have set its traps before signals are passed on to it. One that comes
+	// before ends this process, and bwrap with it (Pdeathsig), as it would have ended a shell
+	// that had not yet set its traps.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	release()
+	// This process only waits now: one processor is enough, and fewer runtime threads leave
+	// the cores to bwrap and bash.
+	runtime.GOMAXPROCS(1)
 	os.Exit(waitForwarding(pid, info, sigs))
 	return nil
 }
