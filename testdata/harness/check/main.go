@@ -66,6 +66,13 @@ func mainCode(args []string) int {
 		fmt.Fprintf(os.Stderr, "check: %v\n", err)
 		return 1
 	}
+	// Run the binaries from a copy under the run directory, as a deployment installs them: a
+	// checkout under the host's /tmp (a CI clone) is not visible inside the boundary, whose /tmp
+	// is the turn's own, and the stub would point at nothing there (docs/isolation.md).
+	if o.bin, err = installBinaries(o.bin, filepath.Join(o.work, "bin")); err != nil {
+		fmt.Fprintf(os.Stderr, "check: %v\n", err)
+		return 1
+	}
 	for _, t := range terminals {
 		if *only == "" || contains(strings.Split(*only, ","), t.name) {
 			o.terminals = append(o.terminals, t)
@@ -111,4 +118,28 @@ func newWorkDir(parent string) (string, error) {
 		}
 	}
 	return os.MkdirTemp(parent, time.Now().UTC().Format("20060102-150405-"))
+}
+
+// installBinaries copies the regular files of dir into dst (created) and returns dst.
+func installBinaries(dir, dst string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o755); err != nil {
+			return "", err
+		}
+	}
+	return dst, nil
 }
