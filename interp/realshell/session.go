@@ -88,13 +88,16 @@ type Shell struct {
 	tracing                             bool            // xtrace or verbose is on, as far as we know: send units as script text
 	// dupsStdin: a unit duplicated stdin (<&0); from then on units go as script text (dupstdin.go).
 	dupsStdin bool
-	// alone: a unit may hold an error on which bash abandons its whole command; from then on
-	// each unit is a batch of its own (discard.go).
-	alone     bool
-	terminal  bool     // forwarded commands read the terminal the session is read from
-	info      *os.File // bwrap's info pipe, nil when unconfined
-	child     int      // the sandboxed group's leader, once read from info
-	childOnce sync.Once
+	// alone: a function was defined that may hold an error on which bash abandons its whole
+	// command; from then on each unit is a batch of its own (discard.go).
+	alone bool
+	// arithmetic: a unit gave a variable the integer attribute or subscripted an array; from
+	// then on every unit that may assign or evaluate arithmetic ends its batch (discard.go).
+	arithmetic bool
+	terminal   bool     // forwarded commands read the terminal the session is read from
+	info       *os.File // bwrap's info pipe, nil when unconfined
+	child      int      // the sandboxed group's leader, once read from info
+	childOnce  sync.Once
 	// plumbingTaken: the shell's commands took the plumbing's requests; the session ended.
 	plumbingTaken bool
 	// fdsCut: the shell ended with a descriptor limit below the plumbing's (session_fds.go).
@@ -227,11 +230,14 @@ func (s *Shell) Forward(unit string) {
 		s.Flush()
 		s.dupsStdin = true
 	}
-	s.alone = s.alone || mayDiscard(unit)
+	discards, function := mayDiscard(unit)
+	s.alone = s.alone || function
+	discards = discards || s.arithmetic && mayEvaluate(unit)
+	s.arithmetic = s.arithmetic || discards
 	s.batch.WriteString(strings.TrimSuffix(unit, "\n"))
 	s.batch.WriteByte('\n')
 	s.dirty = true
-	if s.alone {
+	if s.alone || discards {
 		s.Flush()
 	}
 }
