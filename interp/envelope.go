@@ -26,6 +26,10 @@ const (
 	// markWord is a literal word of [A-Za-z0-9._/+-] chosen by the terminal (a snapshot's path,
 	// a temporary file's name), unquoted or single-quoted as the template writes it.
 	markWord = "__SPEAR_WORD__"
+	// markFile is a word as markWord that names a file the envelope writes for the terminal to
+	// read (Claude Code's cwd file, Gemini's bgpids file): the boundary binds it in at its host
+	// path, alone (SPEC 9).
+	markFile = "__SPEAR_FILE__"
 	// markDir is an absolute literal directory of [A-Za-z0-9._/+@-]: a terminal's own install
 	// directory (npm puts scoped packages under @scope).
 	markDir = "__SPEAR_DIR__"
@@ -166,7 +170,7 @@ func (e *Envelope) compile(outside []string) error {
 
 func (e *Envelope) addSlot(value string, n syntax.Node) {
 	switch value {
-	case markWord, markDir, markSelf, markCommand:
+	case markWord, markFile, markDir, markSelf, markCommand:
 		e.slots = append(e.slots, tslot{value, int(n.Pos().Offset()), int(n.End().Offset())})
 	}
 }

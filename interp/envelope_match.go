@@ -250,14 +250,14 @@ func (m *matcher) commandWord(t, in *syntax.Word) bool {
 }
 
 func isMark(v string) bool {
-	return v == markWord || v == markDir || v == markSelf || v == markCommand
+	return v == markWord || v == markFile || v == markDir || v == markSelf || v == markCommand
 }
 
 // literal binds a literal slot (not the command) whose input value is v.
 func (m *matcher) literal(t syntax.Node, kind, v string, in syntax.Node) bool {
 	ok := false
 	switch kind {
-	case markWord:
+	case markWord, markFile:
 		ok = literalOf(v, "")
 	case markDir:
 		ok = literalOf(v, "@") && filepath.IsAbs(v)

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"path/filepath"
+
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
@@ -116,6 +118,18 @@ func (m *Match) self() string {
 		}
 	}
 	return ""
+}
+
+// Files are the absolute paths in the envelope's file slots: files it writes for the terminal
+// to read, which the boundary binds in at their host paths.
+func (m *Match) Files() []string {
+	var out []string
+	for _, b := range m.bindings {
+		if b.slot.kind == markFile && filepath.IsAbs(b.value) {
+			out = append(out, b.value)
+		}
+	}
+	return out
 }
 
 // Refused is what an envelope whose command was refused (exit status code) still does: nothing

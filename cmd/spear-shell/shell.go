@@ -74,6 +74,14 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		if m == nil {
 			an = interp.Analyze(a.String)
 		}
+		if m != nil && an.Verdict != interp.Refuse {
+			// The files the envelope writes for the terminal are bound in at their host paths.
+			tidy, err := rs.BindFiles(m.Files())
+			defer tidy()
+			if err != nil {
+				fmt.Fprintf(stderr, "spear-shell: %v\n", err)
+			}
+		}
 		switch an.Verdict {
 		case interp.Forward:
 			break

@@ -46,7 +46,10 @@ type Boundary struct {
 	// writable list): absolute, clean, resolved, existing.
 	Writable []string
 	// Tmp is the turn's temporary directory on the host, bound at /tmp and /var/tmp ("": none).
-	Tmp        string
+	Tmp string
+	// Files are files an envelope writes for its terminal (BindFiles), bound read-write at
+	// their own paths over the turn's /tmp.
+	Files      []string
 	StubDir    string // the directory holding the stub inside (the caller puts it first on PATH)
 	StubTarget string // absolute path of the spear-shell binary the stub symlink points to
 	Dir        string // working directory inside (unchanged from outside); "" keeps bwrap's
@@ -94,6 +97,9 @@ func (b *Boundary) Options() []string {
 		for _, d := range tmpDirs {
 			a = append(a, "--bind", b.Tmp, d)
 		}
+	}
+	for _, f := range b.Files {
+		a = append(a, "--bind", f, f)
 	}
 	a = append(a, "--perms", "1777", "--tmpfs", "/dev/shm")
 	for _, w := range b.Writable {
