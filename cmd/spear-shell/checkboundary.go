@@ -22,6 +22,24 @@ func checkBoundary(w io.Writer, rs *realshell.RealShell) (refused bool) {
 			verdict, refused = "refused: "+v.Err.Error(), true
 		}
 		fmt.Fprintf(w, "trusted path: %s %s: %s\n", v.What, v.Path, verdict)
+		if dir := hostTmp(v.Path); dir != "" && programs[v.What] {
+			fmt.Fprintf(w, "warning: %s %s lies in %s, which the boundary replaces with the turn's own: inside it is not there (install it elsewhere)\n", v.What, v.Path, dir)
+		}
 	}
 	return refused
+}
+
+// programs are the verdicts' names of what runs inside the boundary or is linked from it (the
+// stub points at spear-shell).
+var programs = map[string]bool{"real shell": true, "spear-shell": true}
+
+// hostTmp is the host's temporary directory path lies in, if any: inside the boundary /tmp and
+// /var/tmp are the turn's own.
+func hostTmp(path string) string {
+	for _, d := range []string{"/tmp", "/var/tmp"} {
+		if strings.HasPrefix(path, d+"/") {
+			return d
+		}
+	}
+	return ""
 }
