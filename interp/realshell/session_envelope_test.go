@@ -10,16 +10,8 @@ import (
 // TestSyncStatusAndReplace: SyncStatus reports $? of what ran last, a forwarded command's or an
 // answer's; Replace gives a fresh shell that keeps only what an exec keeps, and reads the rest.
 func TestSyncStatusAndReplace(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh, r := startBashS(t)
 	defer r.Close()
-	sh, err := StartShell(ShellConfig{Argv: []string{"/bin/bash", "-s"}, Env: []string{"PATH=/usr/bin:/bin"}, Stdout: w, Stderr: os.Stderr, OwnGroup: true})
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	sh.Forward("plain=1; export exported=2; f() { :; }; cd /; (exit 4)")
 	if st, ok := sh.SyncStatus(); !ok || st != 4 {
 		t.Fatalf("SyncStatus after a forwarded (exit 4) = %d, %v", st, ok)
@@ -53,16 +45,8 @@ func TestSyncStatusAndReplace(t *testing.T) {
 // TestInList: on the left of && bash's set -e does not act, and neither do a forwarded part
 // or an answer's status sent there; sent as usual afterwards, a failure ends the shell.
 func TestInList(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh, r := startBashS(t)
 	defer r.Close()
-	sh, err := StartShell(ShellConfig{Argv: []string{"/bin/bash", "-s"}, Env: []string{"PATH=/usr/bin:/bin"}, Stdout: w, Stderr: os.Stderr, OwnGroup: true})
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	sh.ForwardInList("set -e\nfalse\necho \"after false $?\"")
 	if !sh.Sync() {
 		t.Fatal("the shell ended on a failure on the left of &&")
@@ -81,4 +65,20 @@ func TestInList(t *testing.T) {
 	if want := "after false 1\nafter the answer 3\n"; string(out) != want {
 		t.Fatalf("output %q, want %q", out, want)
 	}
+}
+
+// startBashS starts bash -s as a session's real shell, its stdout on the pipe returned.
+func startBashS(t *testing.T) (*Shell, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := StartShell(ShellConfig{Argv: []string{"/bin/bash", "-s"}, Env: []string{"PATH=/usr/bin:/bin"}, Stdout: w, Stderr: os.Stderr, OwnGroup: true})
+	w.Close()
+	if err != nil {
+		r.Close()
+		t.Fatal(err)
+	}
+	return sh, r
 }
