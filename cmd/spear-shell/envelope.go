@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spear-shell/spear-shell/capability"
 	"github.com/spear-shell/spear-shell/interp"
@@ -63,15 +62,9 @@ func runOutside(argv []string) int {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	err := cmd.Run()
-	var ee *exec.ExitError
 	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return ee.ExitCode()
+	case cmd.ProcessState != nil:
+		return realshell.ExitStatus(cmd.ProcessState)
 	case errors.Is(err, exec.ErrNotFound):
 		os.Stderr.WriteString("spear-shell: " + err.Error() + "\n")
 		return 127

@@ -407,7 +407,7 @@ func (s *Shell) Close() int {
 	if s.plumbingTaken {
 		return 2
 	}
-	code := exitStatus(s.cmd.ProcessState)
+	code := ExitStatus(s.cmd.ProcessState)
 	if s.fdsCut {
 		if s.stderr != nil {
 			s.stderr.WriteString(fdLimitMessage)
@@ -419,7 +419,8 @@ func (s *Shell) Close() int {
 	return code
 }
 
-func exitStatus(ps *os.ProcessState) int {
+// ExitStatus is a finished process's status as a shell reports it: 128+n for a signal n.
+func ExitStatus(ps *os.ProcessState) int {
 	if ps == nil {
 		return 1
 	}
