@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/spear-shell/spear-shell/policy"
 	"math/rand"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,9 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/spear-shell/spear-shell/capability/schemaformat"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // libraryVerdict is jsonschema/v6's verdict, compiled as spear-shell-schema compiles.
@@ -27,6 +29,8 @@ func libraryVerdict(t testing.TB, schema, instance string) (usable, valid bool) 
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{t})
 	c.DefaultDraft(jsonschema.Draft2020)
+	// The oracle follows SPEC 5 as the helper does: "format" is an annotation in every draft.
+	engine := schemaformat.AsAnnotations(c)
 	if err := c.AddResource("https://spear-shell.invalid/schema.json", doc); err != nil {
 		return false, false
 	}
@@ -34,6 +38,7 @@ func libraryVerdict(t testing.TB, schema, instance string) (usable, valid bool) 
 	if err != nil {
 		return false, false
 	}
+	engine.Compiled()
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(instance))
 	if err != nil {
 		t.Fatalf("instance %s: %v", instance, err)
@@ -580,4 +585,28 @@ func (g *gen) schema() string {
 		}
 	}
 	return "{" + strings.Join(kw, ",") + "}"
+}
+
+// The fuzzer's find (CI, 2026-12-01): two "$schema" keys, the last draft-07, with a "format".
+// The library takes the last key and, by default, asserts formats before 2019-09; the oracle
+// must judge as SPEC 5 says, where a format never refuses a value, and so must the helper.
+func TestDifferentialFormatUnderDraft07(t *testing.T) {
+	t.Parallel()
+	e := &turnEnv{s: Settings{SchemaHelper: helperBin, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
+	for _, schema := range []string{
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","$schema":"http://json-schema.org/draft-07/schema#","format":"date"}`,
+		`{"$schema":"http://json-schema.org/draft-07/schema#","format":"email"}`,
+		`{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"format":"regex"}}}`,
+	} {
+		for _, instance := range []string{`""`, `"(["`, `{"a":"(["}`} {
+			usable, valid := libraryVerdict(t, schema, instance)
+			if !usable || !valid {
+				t.Errorf("oracle: %s refused %s (usable %v)", schema, instance, usable)
+			}
+			v, _ := decodeJSON(strings.NewReader(instance))
+			if unusable, leaves := e.validate(json.RawMessage(schema), v); unusable != "" || len(leaves) > 0 {
+				t.Errorf("helper: %s on %s: unusable %q failures %q", schema, instance, unusable, leaves)
+			}
+		}
+	}
 }

@@ -20,6 +20,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/spear-shell/spear-shell/capability/schemaformat"
 )
 
 func main() {
@@ -126,12 +128,12 @@ func compile(raw json.RawMessage) (*jsonschema.Schema, error) {
 	comp := jsonschema.NewCompiler()
 	comp.UseLoader(noLoader{})
 	comp.DefaultDraft(jsonschema.Draft2020)
-	engine := formatsAsAnnotations(comp)
+	engine := schemaformat.AsAnnotations(comp)
 	if err := comp.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
 	sch, err := comp.Compile(schemaURL)
-	engine.compiled = true
+	engine.Compiled()
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}

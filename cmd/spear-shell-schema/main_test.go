@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/spear-shell/spear-shell/capability/schemaformat"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -74,7 +76,7 @@ func TestFormatsAreAnnotations(t *testing.T) {
 	t.Parallel()
 	for _, draft := range []string{"http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-06/schema#",
 		"http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema"} {
-		for _, name := range append([]string{"regex"}, builtinFormats...) {
+		for _, name := range append([]string{"regex"}, schemaformat.Builtin...) {
 			schema, _ := json.Marshal(map[string]any{"$schema": draft, "format": name})
 			sch, err := compile(schema)
 			if err != nil {

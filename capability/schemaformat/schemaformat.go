@@ -1,4 +1,6 @@
-package main
+// Package schemaformat makes jsonschema/v6 treat "format" as an annotation, for the schema
+// helper and for the tests that use the library as the oracle of the native validator.
+package schemaformat
 
 import (
 	"regexp"
@@ -14,8 +16,8 @@ import (
 // (an invalid "pattern" still makes the schema unusable) and accepts every value afterwards,
 // when only a "format": "regex" asks it anything.
 
-// builtinFormats are the formats jsonschema/v6 (v6.0.3, format.go) knows besides "regex".
-var builtinFormats = []string{
+// Builtin are the formats jsonschema/v6 (v6.0.3, format.go) knows besides "regex".
+var Builtin = []string{
 	"json-pointer", "relative-json-pointer", "uuid", "duration", "period", "ipv4", "ipv6",
 	"hostname", "email", "date", "time", "date-time", "uri", "iri", "uri-reference",
 	"iri-reference", "uri-template", "semver",
@@ -23,10 +25,10 @@ var builtinFormats = []string{
 	"idn-email", "idn-hostname",
 }
 
-// annotatingEngine is a regexp engine that checks only until the schema is compiled.
-type annotatingEngine struct{ compiled bool }
+// Engine is a regexp engine that checks only until the schema is compiled.
+type Engine struct{ compiled bool }
 
-func (e *annotatingEngine) compile(s string) (jsonschema.Regexp, error) {
+func (e *Engine) compile(s string) (jsonschema.Regexp, error) {
 	if e.compiled {
 		return acceptAll{}, nil // a "format": "regex" value: an annotation
 	}
@@ -40,13 +42,16 @@ func (acceptAll) String() string          { return "" }
 
 func accept(any) error { return nil }
 
-// formatsAsAnnotations makes comp treat every format as an annotation. The caller sets the
-// returned engine's compiled once comp has compiled the schema.
-func formatsAsAnnotations(comp *jsonschema.Compiler) *annotatingEngine {
-	for _, name := range builtinFormats {
+// Compiled says comp has compiled its schema: patterns are checked no more.
+func (e *Engine) Compiled() { e.compiled = true }
+
+// AsAnnotations makes comp treat every format as an annotation. The caller calls the
+// returned engine's Compiled once comp has compiled the schema.
+func AsAnnotations(comp *jsonschema.Compiler) *Engine {
+	for _, name := range Builtin {
 		comp.RegisterFormat(&jsonschema.Format{Name: name, Validate: accept})
 	}
-	e := &annotatingEngine{}
+	e := &Engine{}
 	comp.UseRegexpEngine(e.compile)
 	return e
 }
