@@ -48,7 +48,14 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		fmt.Fprint(stdout, dynamicWarning())
 		return code
 	case "end-turn":
-		return capability.EndTurn(ts, stderr)
+		code := capability.EndTurn(ts, stderr)
+		if code == 0 && rs != nil && rs.Boundary != nil {
+			// The turn's /tmp is kept for the whole turn (SPEC 9); the turn is over now.
+			if err := rs.Boundary.RemoveTmp(); err != nil {
+				fmt.Fprintf(stderr, "spear-shell: --end-turn: %v\n", err)
+			}
+		}
+		return code
 	case "context":
 		turn := capability.NewTurn(ts)
 		defer turn.Close("")

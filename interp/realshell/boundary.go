@@ -6,6 +6,7 @@ package realshell
 // forward.go and session.go start it. docs/isolation.md explains the decisions.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,4 +185,16 @@ func InsideBoundary(getenv func(string) string) bool {
 	}
 	comm, err := os.ReadFile("/proc/1/comm")
 	return err == nil && strings.TrimSpace(string(comm)) == "bwrap"
+}
+
+// RemoveTmp removes the turn's temporary directory, at the turn's end (--end-turn). What the
+// turn's code left there cannot lead it astray: the removal never follows a symbolic link.
+func (b *Boundary) RemoveTmp() error {
+	if b.Tmp == "" {
+		return nil
+	}
+	if err := os.RemoveAll(b.Tmp); err != nil {
+		return fmt.Errorf("boundary: the turn's temporary directory: %w", err)
+	}
+	return nil
 }
