@@ -115,6 +115,7 @@ func planBoundary(getenv func(string) string, manifestPath, parent, cwd string, 
 	}
 	p.roots = WritableRoots(append(slices.Clone(p.writable), p.tmp)...)
 	p.writable = WritableRoots(p.writable...)
+	tmpdirInTurn(p.tmp, getenv("TMPDIR"), p.writable)
 	slices.Sort(p.writable)
 	p.writable = slices.Compact(p.writable)
 
