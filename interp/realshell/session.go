@@ -21,11 +21,11 @@ import (
 // `bash -s` process. Its stdin is the script pipe we write; every forwarded unit is sent as
 //
 //	{ UNIT
-//	} 0</dev/null 62>&-
+//	} 0</dev/null 65>&-
 //
 // so that the command reads /dev/null (or the terminal) instead of the script, and cannot see the
 // reply pipe: bash keeps the saved copies of redirected descriptors close-on-exec. Before an
-// answer is printed, a reply line is requested on fd 62 so that everything forwarded before it
+// answer is printed, a reply line is requested on fd 65 so that everything forwarded before it
 // has finished; after an answer, `$?` is set with `. /dev/stdin <<<'return N'`, which forks
 // nothing and makes `set -e` end the shell when the answer failed.
 // bi runs the plumbing's commands as builtins: a function or alias the session defines under the
@@ -33,8 +33,8 @@ import (
 const bi = `\builtin `
 
 const (
-	replyFD    = 62
-	terminalFD = 61
+	replyFD    = 65
+	terminalFD = 66
 )
 
 // ShellConfig says how to start the real shell.

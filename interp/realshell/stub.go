@@ -42,7 +42,9 @@ const stubFuncVar = "BASH_FUNC_command_not_found_handle%%"
 // names no builtin with "builtin" (which a session may disable): a command the handler itself
 // cannot find calls the handler again, and the guard variable makes that inner call return at
 // once instead of recursing. (A session that disables printf or return as well gets a status
-// of 1 or no message for a command not found, never a hang.)
+// of 1 or no message for a command not found, never a hang.) A name bash cannot print (a byte
+// the locale calls non-printable) is printed as bash prints it, $'...' (printable_filename), which
+// is what ${name@Q} gives for exactly those names.
 func StubFunc(stub string) string {
 	// The guard and set +x go first, their own trace to /dev/null.
 	return `() { { if [[ -n ${__spear_cnf-} ]]; then __spear_cnf=inner; else __spear_cnf=outer; set +x; fi; } 2>/dev/null
@@ -51,6 +53,7 @@ func StubFunc(stub string) string {
 	elif [[ $1 == ` + StubName + ` ]]; then
 		` + shellQuote(stub) + ` "${@:2}"
 	else
+		[[ ${1@Q} == \$* ]] && set -- "${1@Q}"
 		if [[ $- == *i* ]]; then
 			printf '%s: %s: command not found\n' "$0" "$1" >&2
 		else

@@ -59,6 +59,9 @@ func TestStubFunc(t *testing.T) {
 		{"-c", "(foo6) 2>&1 | tr a-z A-Z"},
 		{"-c", "enable -n builtin; builtin echo x; echo $?"},
 		{"-c", "command_not_found_handle() { echo mine \"$@\"; return 5; }; foo7; echo $?"},
+		// bash prints a name it cannot print as $'...' (printable_filename), by the locale's rules.
+		{"-c", "$'5\\247@3\\231+\\306S8'; $'caf\\303\\251'; 'a b'"},
+		{"-c", "export LC_ALL=C.UTF-8; $'caf\\303\\251'; $'a\\001b'; $'\\247x'; \"'q'\""},
 	}
 	for _, args := range sameAsBash {
 		gotOut, gotErr, gotCode := bashRun(t, dir, stub, args...)
