@@ -120,6 +120,8 @@ type Turn struct {
 	listOnly bool
 
 	clock func() time.Time // nil: time.Now (relist.go)
+
+	terminal string // the manifest's terminal as Pin read it; "" until then
 }
 
 // NewTurn returns a turn for s; it is cheap: nothing is read until the first need.
@@ -209,7 +211,10 @@ func (t *Turn) Pin() {
 	defer t.mu.Unlock()
 	if !t.closed && !t.loaded {
 		// Only the scope: a session with no invocation loads and records nothing more (SPEC 4).
-		t.resolve()
+		// The manifest it read also names the terminal, which the session asks about next.
+		if e, _ := t.resolve(); e.man != nil {
+			t.terminal = e.man.Terminal
+		}
 	}
 }
 

@@ -6,11 +6,17 @@ import (
 )
 
 // Terminal is the agent terminal whose envelopes the turn accepts (the manifest's terminal,
-// SPEC 2.4). It reads the manifest alone, not the registry: "none" without a valid manifest,
-// and inside the boundary, where nothing is offered.
+// SPEC 2.4). It reads the manifest alone, not the registry (or takes what Pin read): "none"
+// without a valid manifest, and inside the boundary, where nothing is offered.
 func (t *Turn) Terminal() string {
 	if t.s.Inside || t.s.ManifestPath == "" {
 		return policy.TerminalNone
+	}
+	t.mu.Lock()
+	pinned := t.terminal
+	t.mu.Unlock()
+	if pinned != "" {
+		return pinned
 	}
 	man, err := policy.LoadManifest(t.s.ManifestPath, t.s.Cwd)
 	if err != nil {

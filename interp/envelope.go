@@ -96,46 +96,58 @@ func Envelopes(terminal string) []*Envelope {
 	return out
 }
 
-// loadEnvelopes parses every embedded template. An archive's comment may hold lines
-// "login-only: <version>/<variant>" (the form is sent only with -l) and "outside: <command>"
-// (a statement after the command that spear-shell runs itself, outside the boundary).
+// loadEnvelopes parses every embedded template.
 func loadEnvelopes() ([]*Envelope, error) {
-	names, err := envelopeFiles.ReadDir("envelopes")
+	all, outside, err := readEnvelopes()
 	if err != nil {
 		return nil, err
 	}
+	for _, e := range all {
+		if err := e.compile(outside[e.Terminal]); err != nil {
+			return nil, fmt.Errorf("envelope %s %s/%s: %w", e.Terminal, e.Version, e.Variant, err)
+		}
+	}
+	return all, nil
+}
+
+// readEnvelopes reads every embedded template's text, not yet parsed, and each terminal's
+// outside commands. An archive's comment may hold lines "login-only: <version>/<variant>" (the
+// form is sent only with -l) and "outside: <command>" (a statement after the command that
+// spear-shell runs itself, outside the boundary).
+func readEnvelopes() ([]*Envelope, map[string][]string, error) {
+	names, err := envelopeFiles.ReadDir("envelopes")
+	if err != nil {
+		return nil, nil, err
+	}
 	var all []*Envelope
+	outside := map[string][]string{}
 	for _, n := range names {
 		data, err := envelopeFiles.ReadFile(path.Join("envelopes", n.Name()))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		terminal := strings.TrimSuffix(n.Name(), ".txtar")
 		ar := txtar.Parse(data)
-		var loginOnly, outside []string
+		var loginOnly []string
 		for line := range strings.SplitSeq(string(ar.Comment), "\n") {
 			if v, ok := strings.CutPrefix(line, "login-only: "); ok {
 				loginOnly = append(loginOnly, v)
 			}
 			if v, ok := strings.CutPrefix(line, "outside: "); ok {
-				outside = append(outside, v)
+				outside[terminal] = append(outside[terminal], v)
 			}
 		}
 		for _, f := range ar.Files {
 			version, variant, _ := strings.Cut(f.Name, "/")
-			e := &Envelope{
+			all = append(all, &Envelope{
 				Terminal: terminal, Version: version, Variant: variant,
 				// txtar ends every file with a newline; the terminals' texts mostly do not.
 				Text:      strings.TrimSuffix(string(f.Data), "\n"),
 				LoginOnly: slices.Contains(loginOnly, f.Name),
-			}
-			if err := e.compile(outside); err != nil {
-				return nil, fmt.Errorf("envelope %s %s: %w", terminal, f.Name, err)
-			}
-			all = append(all, e)
+			})
 		}
 	}
-	return all, nil
+	return all, outside, nil
 }
 
 // compile parses the template, finds its slots and works out its plan.
@@ -222,8 +234,15 @@ func MatchEnvelope(terminal, src string, ctx Context) *Match {
 }
 
 // MayBeEnvelope is a cheap test for input without the name: whether it may be one of the
-// envelopes with text of their own (a form that is the command alone is not counted).
+// envelopes with text of their own (a form that is the command alone is not counted). Input
+// that cannot have such an envelope's ends is told apart without parsing the templates.
 func MayBeEnvelope(src string) bool {
+	return mayHaveEnds(src) && ownTextMayMatch(src)
+}
+
+// ownTextMayMatch tells whether src may be an envelope with text of its own, by the parsed
+// templates.
+func ownTextMayMatch(src string) bool {
 	all, err := envelopes()
 	if err != nil {
 		return false

@@ -49,6 +49,9 @@ func FuzzEnvelope(f *testing.F) {
 				}
 			}
 		}
+		if ownTextMayMatch(src) && !mayHaveEnds(src) {
+			t.Fatalf("%q may be an envelope, but its ends say no", src)
+		}
 		if m := MatchEnvelope(term, src, ctx); m != nil {
 			if got := m.rebuilt(); got != src {
 				t.Fatalf("%s: matched %q, whose slots in the template give %q", term, src, got)

@@ -39,18 +39,19 @@ func envelope(turn *capability.Turn, terminal, text string, login bool, self str
 	return m, interp.Analyze(m.Command)
 }
 
-// sessionEnvelopes is a session's Envelope hook. A unit is tried when it may name
-// spear-capability, or may be an envelope with text of its own even without the name:
-// Terminal-Bench's `; tmux wait -S done` must run outside the boundary for every command. The
-// manifest is read at the first such unit, once.
+// sessionEnvelopes is a session's Envelope hook, nil when the turn names no terminal. A unit is
+// tried when it may name spear-capability, or may be an envelope with text of its own even
+// without the name: Terminal-Bench's `; tmux wait -S done` must run outside the boundary for
+// every command. The terminal is the one the scope pin read from the manifest at the session's
+// start.
 func sessionEnvelopes(turn *capability.Turn, login bool, self string) func(string) (*interp.Match, interp.Analysis) {
-	terminal := ""
+	terminal := turn.Terminal()
+	if terminal == "" || terminal == "none" {
+		return nil
+	}
 	return func(unit string) (*interp.Match, interp.Analysis) {
 		if !realshell.MayInvoke(unit) && !interp.MayBeEnvelope(unit) {
 			return nil, interp.Analysis{}
-		}
-		if terminal == "" {
-			terminal = turn.Terminal()
 		}
 		return envelope(turn, terminal, unit, login, self)
 	}
