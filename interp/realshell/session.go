@@ -26,8 +26,8 @@ import (
 // so that the command reads /dev/null (or the terminal) instead of the script, and cannot see the
 // reply pipe: bash keeps the saved copies of redirected descriptors close-on-exec. Before an
 // answer is printed, a reply line is requested on fd 65 so that everything forwarded before it
-// has finished; after an answer, `$?` is set with `. /dev/stdin <<<'return N'`, which forks
-// nothing and makes `set -e` end the shell when the answer failed.
+// has finished; after an answer, `$?` is set by a function that returns N (setStatus), which
+// forks nothing and makes `set -e` end the shell when the answer failed.
 // bi runs the plumbing's commands as builtins: a function or alias the session defines under the
 // same name (read, eval, printf, ...) must not take them over.
 const bi = `\builtin `
@@ -244,8 +244,14 @@ func (s *Shell) Forward(unit string) {
 
 // batchPrelude starts every batch read as data: it removes the two variables the batch line
 // used and gives the batch the $? the shell had before it, without tripping set -e.
-const batchPrelude = bi + "unset __spear_b; " + bi + ". /dev/stdin <<__SPEAR_STATUS__ && " + bi + ":\n" +
-	bi + "unset __spear_s; " + bi + "return $__spear_s\n__SPEAR_STATUS__\n"
+const batchPrelude = bi + "unset __spear_b; " + setStatus + `"$__spear_s" && ` + bi + ":\n"
+
+// setStatus, followed by a status, sets $? to it as a command of the session would: a function
+// that removes itself (and __spear_s, the batch line's saved status) and returns the status. It
+// forks nothing, and leaves no trace where `. /dev/stdin <<<'return N'` did: a `.` at the top
+// level fills BASH_ARGC. Followed by `&& :` it never trips set -e.
+const setStatus = "function __spear_r { " + bi + "unset -f __spear_r; " + bi + "unset -v __spear_s; " +
+	bi + "return $1; }; \\__spear_r "
 
 // Flush sends the queued units without waiting for them to run. bash reads its script from a
 // pipe one byte at a time, so a batch is sent as data: a short line makes bash read the batch
@@ -288,9 +294,9 @@ func (s *Shell) flushStatus() {
 		s.write(quiet(bi + ":"))
 	case s.restore:
 		// A failure on the left of && never triggers set -e.
-		s.write(quiet(bi + ". /dev/stdin <<<'" + bi + "return " + strconv.Itoa(s.status) + "' && " + bi + ":"))
+		s.write(quiet(setStatus + strconv.Itoa(s.status) + " && " + bi + ":"))
 	default:
-		s.write(quiet(bi + ". /dev/stdin <<<'" + bi + "return " + strconv.Itoa(s.status) + "'"))
+		s.write(quiet(setStatus + strconv.Itoa(s.status)))
 	}
 	s.status = -1
 }

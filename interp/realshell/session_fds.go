@@ -68,8 +68,7 @@ func (s *Shell) stdinRedirect(terminal bool) {
 	}
 	s.groupHead = `\exec ` + closes + "; "
 	// The exec resets $?: the status before it is given back, as the batch's prelude does.
-	s.groupHeadKeep = "{ __spear_s=$?; " + s.groupHead + bi + ". /dev/stdin <<<\"" + bi + "unset __spear_s; " +
-		bi + "return $__spear_s\" && " + bi + ":; } 2>/dev/null; "
+	s.groupHeadKeep = "{ __spear_s=$?; " + s.groupHead + setStatus + `"$__spear_s" && ` + bi + ":; } 2>/dev/null; "
 	s.groupTail = "\n} " + hide + "\n"
 }
 

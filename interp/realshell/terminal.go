@@ -61,7 +61,7 @@ func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 	}
 	status := strconv.Itoa(max(s.status, 0))
 	// $? is restored without tripping set -e: a failure left of && never does.
-	restore := "{ " + bi + ". /dev/stdin <<<'" + bi + "return " + status + "' && " + bi + ":; } 2>/dev/null; "
+	restore := "{ " + setStatus + status + " && " + bi + ":; } 2>/dev/null; "
 	if promptCommand {
 		// As in bash -i, a failing PROMPT_COMMAND never ends the shell (|| turns set -e off).
 		for _, i := range s.promptCommands {
