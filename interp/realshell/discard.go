@@ -19,6 +19,15 @@ import "strings"
 // compiled at package initialisation (the -c fast path links this package).
 func mayDiscard(text string) (ends, function bool) {
 	// Comment lines say nothing, and sending them alone would change history (docs/shell.md).
+	if strings.IndexByte(text, '#') >= 0 {
+		text = withoutCommentLines(text)
+	}
+	integer, sub := integerAttribute(text), subscripts(text)
+	function = strings.Contains(text, "()") || strings.Contains(text, "function")
+	return integer || sub, (integer || sub) && function
+}
+
+func withoutCommentLines(text string) string {
 	var code strings.Builder
 	for line := range strings.SplitSeq(text, "\n") {
 		if !strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") {
@@ -26,10 +35,7 @@ func mayDiscard(text string) (ends, function bool) {
 			code.WriteByte('\n')
 		}
 	}
-	text = code.String()
-	integer, sub := integerAttribute(text), subscripts(text)
-	function = strings.Contains(text, "()") || strings.Contains(text, "function")
-	return integer || sub, (integer || sub) && function
+	return code.String()
 }
 
 // mayEvaluate tells whether text may assign a variable (which may have the integer attribute)
@@ -48,9 +54,16 @@ func mayEvaluate(text string) bool {
 // evaluate nothing) or assign a compound value (`name=(...)`, whose `[key]=` are evaluated).
 func subscripts(text string) bool {
 	for i := 1; i < len(text); i++ {
-		whole := strings.HasPrefix(text[i:], "[@]") || strings.HasPrefix(text[i:], "[*]")
-		if text[i] == '[' && isNameByte(text[i-1]) && !whole || text[i] == '(' && text[i-1] == '=' {
-			return true
+		switch text[i] {
+		case '[':
+			whole := strings.HasPrefix(text[i:], "[@]") || strings.HasPrefix(text[i:], "[*]")
+			if isNameByte(text[i-1]) && !whole {
+				return true
+			}
+		case '(':
+			if text[i-1] == '=' {
+				return true
+			}
 		}
 	}
 	return false

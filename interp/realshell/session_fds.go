@@ -1,11 +1,8 @@
 package realshell
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -87,18 +84,10 @@ func fdLimitCut(pid int) bool {
 	if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
 		return false
 	}
-	f, err := os.Open(fmt.Sprintf("/proc/%d/limits", pid))
-	if err != nil {
+	// The zombie keeps its limits until it is reaped: one call, no /proc file to parse.
+	var rl unix.Rlimit
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &rl); err != nil {
 		return false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "Max open files"); ok {
-			fields := strings.Fields(rest)
-			n, err := strconv.Atoi(fields[0])
-			return err == nil && n <= replyFD
-		}
-	}
-	return false
+	return rl.Cur <= replyFD
 }
