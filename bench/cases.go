@@ -113,21 +113,25 @@ func forwardedCommands(w *world) (cmds []string, last string) {
 }
 
 func caseScript(ctx context.Context, w *world) []row {
-	const name, target = "1,000 forwarded commands piped to a session vs bash -s", "ratio <= 1.30"
+	const (
+		name, target = "1,000 forwarded commands piped to a session vs bash -s", "ratio <= 1.30"
+		floorName    = "a Go program piping the same script to bash -s vs bash -s"
+	)
+	fail := func(err error) []row { return []row{failed(name, target, err), failed(floorName, "reported", err)} }
 	h, err := w.newHome("script", []provider{{id: "bench", tools: 1}}, "none")
 	if err != nil {
-		return []row{failed(name, target, err)}
+		return fail(err)
 	}
 	cmds, last := forwardedCommands(w)
 	script := []byte(strings.Join(cmds, "\n") + "\n")
 	bash := spec{argv: []string{"/bin/bash", "-s"}, env: h.env, stdin: script}
 	ref, err := w.run(ctx, bash)
 	if err != nil {
-		return []row{failed(name, target, err)}
+		return fail(err)
 	}
 	want := ref.stdout.String()
 	if !strings.HasSuffix(want, last) {
-		return []row{failed(name, target, fmt.Errorf("bash -s printed an unexpected end: %q", lastLines(want, 2)))}
+		return fail(fmt.Errorf("bash -s printed an unexpected end: %q", lastLines(want, 2)))
 	}
 	same := func(o outcome) error {
 		if got := o.stdout.String(); got != want {
@@ -135,11 +139,18 @@ func caseScript(ctx context.Context, w *world) []row {
 		}
 		return nil
 	}
+	// The floor of any program between the input and bash -s (bench/pipebash) runs in the
+	// same alternation.
 	got, err := alternate(ctx, w.runs(40),
 		timed(w, fixed(spec{argv: []string{w.spear}, env: h.env, stdin: script}), same),
 		timed(w, fixed(bash), same),
+		timed(w, fixed(spec{argv: []string{w.tool("pipebash")}, env: h.env, stdin: script}), same),
 	)
-	return []row{judged(name, target, got, err, 1.30)}
+	if err != nil {
+		return fail(err)
+	}
+	b := median(got[1])
+	return []row{judge(name, median(got[0]), b, "ms", 1.30), judge(floorName, median(got[2]), b, "ms", 0)}
 }
 
 func caseInteractive(ctx context.Context, w *world) []row {

@@ -16,7 +16,7 @@ import (
 )
 
 // helpers are the programs under bench/ that the cases run.
-var helpers = []string{"bareclient", "bwraprec", "execbash", "execbwrap", "forkbwrap", "gostart", "mcpclient", "sdkclient", "slowprovider"}
+var helpers = []string{"bareclient", "bwraprec", "execbash", "execbwrap", "forkbwrap", "gostart", "mcpclient", "pipebash", "sdkclient", "slowprovider"}
 
 // world is the scratch directory every case works in: the helpers built once, one
 // workspace (the registered project's root) and one SPEAR_HOME per configuration.
