@@ -10,8 +10,8 @@ import "strings"
 // ends its batch, so that such an error ends its own unit only, as in bash -s. Once a unit has
 // given a variable the integer attribute or subscripted an array, every later unit that may
 // assign or evaluate arithmetic ends its batch too; once a unit defines a function doing
-// either, every later unit goes to the shell one per batch. Not more: a batch boundary loses
-// PIPESTATUS.
+// either, every later unit goes to the shell one per batch. Not more: each batch costs a line
+// that bash reads a byte at a time.
 
 // mayDiscard tells whether text may hold an error on which bash abandons its whole command
 // (ends: the unit ends its batch), and whether it may define a function that holds one

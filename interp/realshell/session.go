@@ -80,14 +80,17 @@ type Shell struct {
 	// must not trigger set -e a second time.
 	restore bool
 	broken  bool // the script pipe is gone: the shell is exiting
-	// groupHead and groupTail make the group a unit is sent in (session_fds.go); groupHeadKeep
-	// is groupHead that keeps $? (for script text, which has no prelude of its own).
-	groupHead, groupHeadKeep, groupTail string
-	stdin                               string          // the redirections that give a unit's commands their stdin
-	batch                               strings.Builder // queued units, not yet sent
-	tracing                             bool            // xtrace or verbose is on, as far as we know: send units as script text
+	// groupHead and groupTail make the group a unit is sent in (session_fds.go).
+	groupHead, groupTail string
+	stdin                string          // the redirections that give a unit's commands their stdin
+	batch                strings.Builder // queued units, not yet sent
+	tracing              bool            // xtrace or verbose is on, as far as we know: send units as script text
 	// dupsStdin: a unit duplicated stdin (<&0); from then on units go as script text (dupstdin.go).
 	dupsStdin bool
+	// pipes: a unit named PIPESTATUS; from then on batch boundaries keep it (session_pipes.go).
+	// pipestatus is a reply's "s,p0,p1,...," to give back; pipesRestore the text that does.
+	pipes                    bool
+	pipestatus, pipesRestore string
 	// alone: a function was defined that may hold an error on which bash abandons its whole
 	// command; from then on each unit is a batch of its own (discard.go).
 	alone bool
@@ -225,6 +228,7 @@ func (s *Shell) write(text string) {
 
 // Forward queues one unit (whole commands) for the shell; Flush sends what is queued.
 func (s *Shell) Forward(unit string) {
+	s.pipes = s.pipes || mentionsPipestatus(unit)
 	s.flushStatus()
 	if !s.dupsStdin && dupsStdin(unit) {
 		s.Flush()
@@ -243,15 +247,17 @@ func (s *Shell) Forward(unit string) {
 }
 
 // batchPrelude starts every batch read as data: it removes the two variables the batch line
-// used and gives the batch the $? the shell had before it, without tripping set -e.
-const batchPrelude = bi + "unset __spear_b; " + setStatus + `"$__spear_s" && ` + bi + ":\n"
+// used and gives the batch the $? the shell had before it (and PIPESTATUS: session_pipes.go),
+// without tripping set -e.
+func (s *Shell) batchPrelude() string {
+	return bi + "unset __spear_b; " + s.restoreStatus() + "\n"
+}
 
 // setStatus, followed by a status, sets $? to it as a command of the session would: a function
 // that removes itself (and __spear_s, the batch line's saved status) and returns the status. It
 // forks nothing, and leaves no trace where `. /dev/stdin <<<'return N'` did: a `.` at the top
 // level fills BASH_ARGC. Followed by `&& :` it never trips set -e.
-const setStatus = "function __spear_r { " + bi + "unset -f __spear_r; " + bi + "unset -v __spear_s; " +
-	bi + "return $1; }; \\__spear_r "
+const setStatus = statusDef + "\\__spear_r "
 
 // Flush sends the queued units without waiting for them to run. bash reads its script from a
 // pipe one byte at a time, so a batch is sent as data: a short line makes bash read the batch
@@ -265,10 +271,10 @@ func (s *Shell) Flush() {
 	body := s.batch.String()
 	s.batch.Reset()
 	if s.tracing || s.dupsStdin || strings.IndexByte(body, 0) >= 0 {
-		s.write("{ " + s.groupHeadKeep + body + s.groupTail)
+		s.write("{ " + s.groupHeadKeep() + body + pipesTailQuiet + s.groupTail)
 		return
 	}
-	payload := batchPrelude + body
+	payload := s.batchPrelude() + body + pipesTail
 	s.write("__spear_s=$?; IFS= LC_ALL=C " + bi + "read -r -N " + strconv.Itoa(len(payload)) +
 		" __spear_b; { " + s.groupHead + bi + "eval \"$__spear_b\"" + s.groupTail + payload)
 }
@@ -276,7 +282,7 @@ func (s *Shell) Flush() {
 // SetStatus makes $? equal code before the next forwarded command, as if the answer had been a
 // command of the shell. A failing status under `set -e` ends the shell there.
 func (s *Shell) SetStatus(code int) {
-	s.status, s.restore = code, false
+	s.status, s.restore, s.pipestatus = code, false, ""
 	if code != 0 {
 		// Send it now so that `set -e` ends the shell before another answer is given.
 		s.flushStatus()
@@ -290,6 +296,9 @@ func (s *Shell) flushStatus() {
 	}
 	switch {
 	case s.status < 0:
+	case s.pipes && s.pipestatus != "":
+		// A reply's PIPESTATUS, for the next batch's prelude to give back (session_pipes.go).
+		s.write(quiet("__spear_p=" + s.pipestatus))
 	case s.status == 0:
 		s.write(quiet(bi + ":"))
 	case s.restore:
@@ -298,7 +307,7 @@ func (s *Shell) flushStatus() {
 	default:
 		s.write(quiet(setStatus + strconv.Itoa(s.status)))
 	}
-	s.status = -1
+	s.status, s.pipestatus = -1, ""
 }
 
 // Sync waits until everything sent so far has run. It reports false when the shell has ended
@@ -312,15 +321,21 @@ func (s *Shell) Sync() bool {
 	// printf is a builtin: the reply fd is never seen by a child process. The reply carries $?,
 	// which printf itself resets, so that it can be restored before the next command, and the
 	// indices of PROMPT_COMMAND's elements, which a terminal session runs before its prompt.
-	s.write(quiet(bi + "printf '%s %d %s %s\\0' " + token + ` "$?" "$-" "${!PROMPT_COMMAND[*]}" >&` + strconv.Itoa(replyFD)))
+	// $? comes with PIPESTATUS, "s,p0,p1,...,", or from the last batch's tail (session_pipes.go).
+	s.write(quiet(bi + "printf -v __spear_y '%s,' \"$?\" \"${PIPESTATUS[@]}\"; " + bi + "printf '%s %s %s %s\\0' " + token +
+		` "${__spear_p-$__spear_y}" "$-" "${!PROMPT_COMMAND[*]}" >&` + strconv.Itoa(replyFD) + "; " + bi + "unset -v __spear_p __spear_y"))
 	rest, ok := s.reply(token)
 	if !ok {
 		return false
 	}
 	s.dirty = false
 	fields := strings.Split(rest, " ")
-	if n, err := strconv.Atoi(fields[0]); err == nil && n != 0 {
+	statuses := strings.Split(strings.TrimSuffix(fields[0], ","), ",")
+	if n, err := strconv.Atoi(statuses[0]); err == nil && n != 0 {
 		s.status, s.restore = n, true
+	}
+	if len(statuses) > 2 || len(statuses) == 2 && statuses[0] != statuses[1] {
+		s.status, s.restore, s.pipestatus = max(s.status, 0), true, fields[0]
 	}
 	s.tracing = len(fields) > 1 && strings.ContainsAny(fields[1], "xv")
 	s.promptCommands = nil
@@ -404,6 +419,8 @@ func (s *Shell) Signal(sig syscall.Signal) {
 func (s *Shell) Close() int {
 	s.Flush()
 	s.flushStatus()
+	// The last batch's tail left status 0: bash -s ends with the last command's.
+	s.write(quiet("__spear_s=$?; " + s.restoreStatus()))
 	s.script.Close()
 	<-s.exited
 	s.readers.Wait()

@@ -23,14 +23,14 @@ func (s *Shell) SyncStatus() (int, bool) {
 func (s *Shell) ForwardInList(unit string) {
 	s.Flush()
 	s.flushStatus()
-	s.write("{ " + s.groupHeadKeep + "{ " + strings.TrimSuffix(unit, "\n") + "\n} && " + bi + ":" + s.groupTail)
+	s.write("{ " + s.groupHeadKeep() + "{ " + strings.TrimSuffix(unit, "\n") + "\n} && " + bi + ":" + s.groupTail)
 	s.dirty = true
 }
 
 // SetStatusInList is SetStatus for an answer on the left of && or || (an envelope's command),
 // where bash's set -e does not act: a failing status does not end the shell.
 func (s *Shell) SetStatusInList(code int) {
-	s.status, s.restore = code, true
+	s.status, s.restore, s.pipestatus = code, true, ""
 	if code != 0 {
 		s.flushStatus()
 		s.dirty = true

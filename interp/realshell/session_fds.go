@@ -64,9 +64,13 @@ func (s *Shell) stdinRedirect(terminal bool) {
 		hide = s.stdin + " " + hide
 	}
 	s.groupHead = `\exec ` + closes + "; "
-	// The exec resets $?: the status before it is given back, as the batch's prelude does.
-	s.groupHeadKeep = "{ __spear_s=$?; " + s.groupHead + setStatus + `"$__spear_s" && ` + bi + ":; } 2>/dev/null; "
 	s.groupTail = "\n} " + hide + "\n"
+}
+
+// groupHeadKeep is groupHead that keeps $? (for script text, which has no prelude of its own):
+// the exec resets it, and the status before it is given back, as the batch's prelude does.
+func (s *Shell) groupHeadKeep() string {
+	return "{ __spear_s=$?; " + s.groupHead + s.restoreStatus() + "; } 2>/dev/null; "
 }
 
 // A descriptor limit below the plumbing's (`ulimit -n 6`) cannot be lived with: when the group

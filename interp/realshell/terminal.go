@@ -91,4 +91,4 @@ func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 
 // Interrupted makes $? 130 for the next prompt and command, as a Ctrl-C at bash -i's prompt
 // does; it never ends the shell under set -e.
-func (s *Shell) Interrupted() { s.status, s.restore = 130, true }
+func (s *Shell) Interrupted() { s.status, s.restore, s.pipestatus = 130, true, "" }

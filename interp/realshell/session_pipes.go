@@ -1,0 +1,89 @@
+package realshell
+
+import (
+	"strconv"
+	"strings"
+)
+
+// PIPESTATUS across a batch boundary. Every builtin resets PIPESTATUS when it returns, the
+// batch's eval included, and no assignment can set it: only a pipeline of as many commands
+// gives it back. So each batch ends with a tail that keeps $? and PIPESTATUS in __spear_p
+// ("s,p0,p1,...,") before the eval returns (a printf -v: nothing forks), and what reads $?
+// next (the next batch's prelude, a reply, the end) reads it from there. Once a session's text
+// names PIPESTATUS (pipes), the next batch (or the status restored after a reply, which carries
+// both too) starts by running a pipeline of `(exit pK)` subshells with the same statuses,
+// negated (`!`) when $? was, followed by `&& :` when it fails (so that set -e and the ERR trap
+// do not act twice). That forks one process per command of the pipeline, and only when the
+// last command before the boundary was a pipeline; a session that never names PIPESTATUS
+// forks nothing. A pipeline of more than pipesMax commands gets $? back, not PIPESTATUS.
+
+// pipesMax is the longest pipeline whose PIPESTATUS a boundary keeps.
+const pipesMax = 8
+
+// pipesTail ends a batch: $? and PIPESTATUS as the batch's last command left them. The batch
+// then ends with status 0; what reads $? next (the next batch, a reply, the end) reads this.
+// Script text (which xtrace may show) has it in a group with stderr to /dev/null.
+const (
+	pipesTail      = bi + "printf -v __spear_p '%s,' \"$?\" \"${PIPESTATUS[@]}\"\n"
+	pipesTailQuiet = "{ " + bi + "printf -v __spear_p '%s,' \"$?\" \"${PIPESTATUS[@]}\"; } 2>/dev/null\n"
+)
+
+// statusDef defines the function setStatus calls.
+const statusDef = "function __spear_r { " + bi + "unset -f __spear_r; " + bi + "unset -v __spear_s __spear_p; " +
+	bi + "return ${1%%,*}; }; "
+
+// pipesShape is called with __spear_p; it removes itself and the variables, and returns the
+// shape of the pipeline to run: 4 times its length, plus 0 when $? is its status and 0, 1 when
+// $? is its (failing) status, 2 when $? is its status negated; 1 for a pipeline longer than
+// pipesMax. $_ is then __spear_p, which each command of the pipeline reads its status from.
+const pipesShape = "function __spear_q { " + bi + "unset -f __spear_q; " + bi + "unset -v __spear_p __spear_s; " +
+	bi + "local IFS=, x v c n; " + bi + "local -a a; a=($1); n=$(( ${#a[@]} - 1 )); v=${a[n]}; " +
+	"if [[ -o pipefail ]]; then v=0; for x in \"${a[@]:1}\"; do (( x == 0 )) || v=$x; done; fi; " +
+	"if (( a[0] == v )); then c=$(( v != 0 )); else c=2; fi; " +
+	"(( n > PIPESMAX )) && " + bi + "return 1; (( n > 1 )) && " + bi + "unset -f __spear_r; " +
+	bi + "return $(( n * 4 + c )); }; "
+
+// restoreStatus gives back the $? saved in __spear_s (and in pipes mode PIPESTATUS, from
+// __spear_p when set) without tripping set -e.
+func (s *Shell) restoreStatus() string {
+	if !s.pipes {
+		return setStatus + `"${__spear_p:-$__spear_s}" && ` + bi + ":"
+	}
+	if s.pipesRestore == "" {
+		s.pipesRestore = pipesRestoreText()
+	}
+	return s.pipesRestore
+}
+
+func pipesRestoreText() string {
+	var b strings.Builder
+	b.WriteString("if [[ -z ${__spear_p+x} ]]; then " + setStatus + `"$__spear_s" && ` + bi + ":; ")
+	b.WriteString("elif " + statusDef + strings.Replace(pipesShape, "PIPESMAX", strconv.Itoa(pipesMax), 1) +
+		"\\__spear_q \"$__spear_p\"; then " + bi + ":; ")
+	// One line: the batch's $LINENO counts from its second.
+	b.WriteString("else case $? in 1) \\__spear_r \"$_\" && " + bi + ":;; ")
+	b.WriteString("4) \\__spear_r \"$_\";; 5) \\__spear_r \"$_\" && " + bi + ":;; 6) ! \\__spear_r \"${_#*,}\";; ")
+	for n := 2; n <= pipesMax; n++ {
+		p := pipeline(n)
+		code := strconv.Itoa(n * 4)
+		b.WriteString(code + ") " + p + ";; ")
+		code = strconv.Itoa(n*4 + 1)
+		b.WriteString(code + ") " + p + " && " + bi + ":;; ")
+		code = strconv.Itoa(n*4 + 2)
+		b.WriteString(code + ") ! " + p + ";; ")
+	}
+	b.WriteString("esac; fi")
+	return b.String()
+}
+
+// pipeline is n subshells, the k-th exiting with the status after k+1 commas in $_.
+func pipeline(n int) string {
+	parts := make([]string, n)
+	for k := range parts {
+		parts[k] = "(x=$_; " + strings.Repeat("x=${x#*,}; ", k+1) + bi + "exit ${x%%,*})"
+	}
+	return strings.Join(parts, " | ")
+}
+
+// mentionsPipestatus tells whether a unit may read PIPESTATUS: from then on batches keep it.
+func mentionsPipestatus(unit string) bool { return strings.Contains(unit, "PIPESTATUS") }

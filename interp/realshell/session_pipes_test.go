@@ -1,0 +1,28 @@
+package realshell
+
+import (
+	"io"
+	"testing"
+)
+
+// PIPESTATUS and $? reach the next command across a reply (a terminal session waits for each
+// command; an answer waits for what came before it), as they do in bash -s between two lines.
+func TestPipestatusAcrossReply(t *testing.T) {
+	t.Parallel()
+	sh, r := startBashS(t)
+	for _, unit := range []string{"false | true", `echo "${PIPESTATUS[@]} $?"`, "! true | false",
+		`echo "${PIPESTATUS[@]} $?"`, "set -o pipefail; (exit 3) | (exit 2) | true", `echo "${PIPESTATUS[@]} $?"`,
+		"set -e; true | (exit 4)"} {
+		sh.Forward(unit)
+		if !sh.Sync() {
+			break
+		}
+	}
+	if code := sh.Close(); code != 4 {
+		t.Errorf("exit status %d, want 4 (set -e after a failing pipeline)", code)
+	}
+	out, _ := io.ReadAll(r)
+	if want := "1 0 0\n0 1 0\n3 2 0 2\n"; string(out) != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+}
