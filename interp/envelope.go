@@ -10,7 +10,9 @@ package interp
 
 import (
 	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -83,71 +85,94 @@ func Terminals() []string {
 
 // Envelopes returns the envelopes of terminal, in the order they are tried.
 func Envelopes(terminal string) []*Envelope {
-	all, err := envelopes()
+	list, err := templatesOf(terminal).compiled()
 	if err != nil {
 		return nil
 	}
-	var out []*Envelope
-	for _, e := range all {
-		if e.Terminal == terminal {
-			out = append(out, e)
-		}
+	return list
+}
+
+// templates is one terminal's envelopes, read and parsed at the first need: a session under one
+// terminal never parses another's (Codex's prelude alone is 38 KB, about 2 ms of parsing).
+type templates struct {
+	ends     func() []envelopeEnd // envelope_ends.go
+	compiled func() ([]*Envelope, error)
+}
+
+var byTerminal sync.Map // terminal -> *templates
+
+func templatesOf(terminal string) *templates {
+	if t, ok := byTerminal.Load(terminal); ok {
+		return t.(*templates)
 	}
-	return out
+	t := &templates{
+		ends: sync.OnceValue(func() []envelopeEnd { return terminalEnds(terminal) }),
+		compiled: sync.OnceValues(func() ([]*Envelope, error) {
+			list, outside, err := readTerminal(terminal)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range list {
+				if err := e.compile(outside); err != nil {
+					return nil, fmt.Errorf("envelope %s %s/%s: %w", e.Terminal, e.Version, e.Variant, err)
+				}
+			}
+			return list, nil
+		}),
+	}
+	actual, _ := byTerminal.LoadOrStore(terminal, t)
+	return actual.(*templates)
 }
 
 // loadEnvelopes parses every embedded template.
 func loadEnvelopes() ([]*Envelope, error) {
-	all, outside, err := readEnvelopes()
+	names, err := envelopeFiles.ReadDir("envelopes")
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range all {
-		if err := e.compile(outside[e.Terminal]); err != nil {
-			return nil, fmt.Errorf("envelope %s %s/%s: %w", e.Terminal, e.Version, e.Variant, err)
+	var all []*Envelope
+	for _, n := range names {
+		list, err := templatesOf(strings.TrimSuffix(n.Name(), ".txtar")).compiled()
+		if err != nil {
+			return nil, err
 		}
+		all = append(all, list...)
 	}
 	return all, nil
 }
 
-// readEnvelopes reads every embedded template's text, not yet parsed, and each terminal's
-// outside commands. An archive's comment may hold lines "login-only: <version>/<variant>" (the
-// form is sent only with -l) and "outside: <command>" (a statement after the command that
-// spear-shell runs itself, outside the boundary).
-func readEnvelopes() ([]*Envelope, map[string][]string, error) {
-	names, err := envelopeFiles.ReadDir("envelopes")
+// readTerminal reads terminal's templates' text, not yet parsed, and its outside commands;
+// none for a terminal without envelopes. An archive's comment may hold lines "login-only:
+// <version>/<variant>" (the form is sent only with -l) and "outside: <command>" (a statement
+// after the command that spear-shell runs itself, outside the boundary).
+func readTerminal(terminal string) (list []*Envelope, outside []string, err error) {
+	data, err := envelopeFiles.ReadFile(path.Join("envelopes", terminal+".txtar"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	var all []*Envelope
-	outside := map[string][]string{}
-	for _, n := range names {
-		data, err := envelopeFiles.ReadFile(path.Join("envelopes", n.Name()))
-		if err != nil {
-			return nil, nil, err
+	ar := txtar.Parse(data)
+	var loginOnly []string
+	for line := range strings.SplitSeq(string(ar.Comment), "\n") {
+		if v, ok := strings.CutPrefix(line, "login-only: "); ok {
+			loginOnly = append(loginOnly, v)
 		}
-		terminal := strings.TrimSuffix(n.Name(), ".txtar")
-		ar := txtar.Parse(data)
-		var loginOnly []string
-		for line := range strings.SplitSeq(string(ar.Comment), "\n") {
-			if v, ok := strings.CutPrefix(line, "login-only: "); ok {
-				loginOnly = append(loginOnly, v)
-			}
-			if v, ok := strings.CutPrefix(line, "outside: "); ok {
-				outside[terminal] = append(outside[terminal], v)
-			}
-		}
-		for _, f := range ar.Files {
-			version, variant, _ := strings.Cut(f.Name, "/")
-			all = append(all, &Envelope{
-				Terminal: terminal, Version: version, Variant: variant,
-				// txtar ends every file with a newline; the terminals' texts mostly do not.
-				Text:      strings.TrimSuffix(string(f.Data), "\n"),
-				LoginOnly: slices.Contains(loginOnly, f.Name),
-			})
+		if v, ok := strings.CutPrefix(line, "outside: "); ok {
+			outside = append(outside, v)
 		}
 	}
-	return all, outside, nil
+	for _, f := range ar.Files {
+		version, variant, _ := strings.Cut(f.Name, "/")
+		list = append(list, &Envelope{
+			Terminal: terminal, Version: version, Variant: variant,
+			// txtar ends every file with a newline; the terminals' texts mostly do not.
+			Text:      strings.TrimSuffix(string(f.Data), "\n"),
+			LoginOnly: slices.Contains(loginOnly, f.Name),
+		})
+	}
+	return list, outside, nil
 }
 
 // compile parses the template, finds its slots and works out its plan.
@@ -233,21 +258,17 @@ func MatchEnvelope(terminal, src string, ctx Context) *Match {
 	return nil
 }
 
-// MayBeEnvelope is a cheap test for input without the name: whether it may be one of the
-// envelopes with text of their own (a form that is the command alone is not counted). Input
-// that cannot have such an envelope's ends is told apart without parsing the templates.
-func MayBeEnvelope(src string) bool {
-	return mayHaveEnds(src) && ownTextMayMatch(src)
+// MayBeEnvelope is a cheap test for input without the name: whether it may be one of
+// terminal's envelopes with text of their own (a form that is the command alone is not counted).
+// Input that cannot have such an envelope's ends is told apart without parsing the templates.
+func MayBeEnvelope(terminal, src string) bool {
+	return mayHaveEnds(terminal, src) && ownTextMayMatch(terminal, src)
 }
 
-// ownTextMayMatch tells whether src may be an envelope with text of its own, by the parsed
-// templates.
-func ownTextMayMatch(src string) bool {
-	all, err := envelopes()
-	if err != nil {
-		return false
-	}
-	for _, e := range all {
+// ownTextMayMatch tells whether src may be one of terminal's envelopes with text of its own, by
+// the parsed templates.
+func ownTextMayMatch(terminal, src string) bool {
+	for _, e := range Envelopes(terminal) {
 		if !e.Plain() && e.textMayMatch(src) {
 			return true
 		}

@@ -1,9 +1,6 @@
 package interp
 
-import (
-	"strings"
-	"sync"
-)
+import "strings"
 
 // A session asks MayBeEnvelope about every unit, and parsing the templates costs a process
 // about 2 ms (Codex's 38 KB prelude): more than a thousand forwarded commands cost spear-shell
@@ -16,19 +13,20 @@ import (
 // envelopeEnd is the text an input starts and ends with if it may be one envelope.
 type envelopeEnd struct{ head, tail string }
 
-var envelopeEnds = sync.OnceValue(func() []envelopeEnd {
-	all, _, err := readEnvelopes()
+// terminalEnds are the ends of terminal's envelopes with text of their own.
+func terminalEnds(terminal string) []envelopeEnd {
+	list, _, err := readTerminal(terminal)
 	if err != nil {
 		return nil
 	}
 	var out []envelopeEnd
-	for _, e := range all {
+	for _, e := range list {
 		if !e.Plain() {
 			out = append(out, textEnds(e.Text))
 		}
 	}
 	return out
-})
+}
 
 // textEnds is the text before a template's first slot marker and after its last, without a
 // single quote next to the marker. Every marker starts with markerStart and ends with "__": a
@@ -54,9 +52,10 @@ func (e envelopeEnd) mayBe(src string) bool {
 	return len(src) >= len(e.head)+len(e.tail) && strings.HasPrefix(src, e.head) && strings.HasSuffix(src, e.tail)
 }
 
-// mayHaveEnds tells whether src starts and ends as some envelope with text of its own may.
-func mayHaveEnds(src string) bool {
-	for _, e := range envelopeEnds() {
+// mayHaveEnds tells whether src starts and ends as one of terminal's envelopes with text of its
+// own may.
+func mayHaveEnds(terminal, src string) bool {
+	for _, e := range templatesOf(terminal).ends() {
 		if e.mayBe(src) {
 			return true
 		}

@@ -27,8 +27,12 @@ func TestEnvelopeEnds(t *testing.T) {
 				e.Terminal, e.Version, e.Variant, len(got.head), len(got.tail), head[max(0, len(head)-20):], tail[:min(len(tail), 20)])
 		}
 	}
-	if n := len(envelopeEnds()); n != own {
-		t.Errorf("%d ends for %d envelopes with text of their own", n, own)
+	ends := 0
+	for _, term := range Terminals() {
+		ends += len(templatesOf(term).ends())
+	}
+	if ends != own {
+		t.Errorf("%d ends for %d envelopes with text of their own", ends, own)
 	}
 }
 
@@ -38,14 +42,24 @@ func TestMayBeEnvelope(t *testing.T) {
 		if tt.variant == "" || tt.login || tt.variant == "typed" {
 			continue
 		}
-		if !MayBeEnvelope(tt.src) {
+		if !MayBeEnvelope(tt.terminal, tt.src) {
 			t.Errorf("%s: MayBeEnvelope says no to an envelope", tt.name)
+		}
+		for _, other := range Terminals() {
+			if other != tt.terminal && MayBeEnvelope(other, tt.src) {
+				t.Errorf("%s: MayBeEnvelope says %s's envelope may be %s's", tt.name, tt.terminal, other)
+			}
 		}
 	}
 	// A session's everyday lines are turned away by the ends alone.
-	for _, src := range []string{"echo line 1", "cd /tmp/a", "x=$((x+1))", `echo "x=$x in ${PWD##*/}"`, "", "tmux wait -S done"} {
-		if mayHaveEnds(src) {
-			t.Errorf("%q has an envelope's ends", src)
+	for _, term := range Terminals() {
+		for _, src := range []string{"echo line 1", "cd /tmp/a", "x=$((x+1))", `echo "x=$x in ${PWD##*/}"`, "", "tmux wait -S done"} {
+			if mayHaveEnds(term, src) {
+				t.Errorf("%q has an envelope's ends under %s", src, term)
+			}
 		}
+	}
+	if MayBeEnvelope("vim", "echo hi; tmux wait -S done") {
+		t.Error("a terminal without envelopes has one")
 	}
 }

@@ -49,8 +49,8 @@ func FuzzEnvelope(f *testing.F) {
 				}
 			}
 		}
-		if ownTextMayMatch(src) && !mayHaveEnds(src) {
-			t.Fatalf("%q may be an envelope, but its ends say no", src)
+		if ownTextMayMatch(term, src) && !mayHaveEnds(term, src) {
+			t.Fatalf("%s: %q may be an envelope, but its ends say no", term, src)
 		}
 		if m := MatchEnvelope(term, src, ctx); m != nil {
 			if got := m.rebuilt(); got != src {

@@ -50,7 +50,7 @@ func sessionEnvelopes(turn *capability.Turn, login bool, self string) func(strin
 		return nil
 	}
 	return func(unit string) (*interp.Match, interp.Analysis) {
-		if !realshell.MayInvoke(unit) && !interp.MayBeEnvelope(unit) {
+		if !realshell.MayInvoke(unit) && !interp.MayBeEnvelope(terminal, unit) {
 			return nil, interp.Analysis{}
 		}
 		return envelope(turn, terminal, unit, login, self)
