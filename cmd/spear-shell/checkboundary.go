@@ -43,3 +43,15 @@ func hostTmp(path string) string {
 	}
 	return ""
 }
+
+// checkIgnored prints, for --check, the signals ignored at start that the real shell will not
+// get ignored (bash would pass them on): all but SIGHUP and SIGINT when this binary cannot
+// read which they are (ignored.go), and those Go's runtime keeps for itself.
+func checkIgnored(w io.Writer) {
+	if _, err := realshell.IgnoredAtStart(); err != nil {
+		fmt.Fprintf(w, "warning: signals ignored at start (but SIGHUP and SIGINT) reach the real shell with their default: %v\n", err)
+	}
+	if kept := realshell.NotPassed(); kept != 0 {
+		fmt.Fprintf(w, "warning: %s ignored at start: the real shell gets the default (Go's runtime cannot ignore them)\n", kept)
+	}
+}

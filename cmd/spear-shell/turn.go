@@ -79,7 +79,7 @@ type guard struct {
 	closeOnce sync.Once
 }
 
-// newGuard catches SIGINT, SIGTERM and SIGHUP until stop; turn is a session's turn (nil for -c).
+// newGuard catches SIGINT, SIGTERM and SIGHUP (realshell.Caught) until stop; turn is a session's turn (nil for -c).
 // The signals are caught in the background: the runtime starts threads for that, and a cold
 // invoke's turn (its provider's start above all) need not wait for them. A signal that comes
 // before ends the process, as one that comes before newGuard does. Call caught before starting
@@ -89,22 +89,11 @@ func newGuard(turn *capability.Turn) *guard {
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		signal.Notify(g.sigs, caughtSignals()...)
+		signal.Notify(g.sigs, realshell.Caught()...)
 		close(g.ready)
 		g.loop()
 	}()
 	return g
-}
-
-// caughtSignals are SIGINT, SIGTERM and SIGHUP, but for SIGHUP ignored when this process
-// started (nohup): it stays ignored, and the real shell inherits that, as bash -s would. SIGINT
-// is caught even then, since a session passes it on to the command it stops (SPEC 4).
-func caughtSignals() []os.Signal {
-	sigs := []os.Signal{syscall.SIGINT, syscall.SIGTERM}
-	if !signal.Ignored(syscall.SIGHUP) {
-		sigs = append(sigs, syscall.SIGHUP)
-	}
-	return sigs
 }
 
 // watchTerminal serves a terminal session: each SIGINT is also reported on the channel it
@@ -114,7 +103,9 @@ func (g *guard) watchTerminal() <-chan struct{} {
 	g.mu.Lock()
 	g.interrupts = make(chan struct{}, 1)
 	g.mu.Unlock()
-	signal.Notify(g.sigs, syscall.SIGWINCH)
+	if !signal.Ignored(syscall.SIGWINCH) { // ignored at start, the shell inherits that
+		signal.Notify(g.sigs, syscall.SIGWINCH)
+	}
 	return g.interrupts
 }
 

@@ -151,12 +151,13 @@ func (rs *RealShell) checkShell() error {
 // Exec runs the real shell for command line a as the whole of this command: unconfined it
 // replaces this process (so the shell is exactly what bash would have been); inside the
 // boundary it runs bwrap, passes SIGINT, SIGTERM and SIGHUP on to the command inside, and exits
-// with its status. argv0 is this process's argv[0], which the shell gets as bash would have
+// with its status. Either way the shell starts with the signals ignored that were ignored when
+// this process started (KeepIgnored, startIgnoring). argv0 is this process's argv[0], which the shell gets as bash would have
 // (Args.Argv0Args). It returns only on error.
 func (rs *RealShell) Exec(argv0 string, a Args) error {
 	if rs.Boundary == nil {
 		argv := append([]string{argv0}, a.Bash...)
-		err := syscall.Exec(rs.Path, argv, rs.Env)
+		err := startIgnoring(func() error { return syscall.Exec(rs.Path, argv, rs.Env) })
 		if cerr := rs.checkShell(); cerr != nil {
 			return cerr
 		}
@@ -172,7 +173,13 @@ func (rs *RealShell) Exec(argv0 string, a Args) error {
 	}
 	argv := rs.Boundary.Args(append([]string{rs.Path}, a.Argv0Args(argv0)...))
 	argv = slices.Insert(argv, 1, "--info-fd", strconv.Itoa(infoFD), "--block-fd", strconv.Itoa(infoFD+1))
-	pid, info, release, err := forkBwrap(argv, rs, inherited, infoFD)
+	var pid int
+	var info *os.File
+	var release func()
+	err := startIgnoring(func() (err error) {
+		pid, info, release, err = forkBwrap(argv, rs, inherited, infoFD)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -180,9 +187,9 @@ func (rs *RealShell) Exec(argv0 string, a Args) error {
 	// one to the default in bwrap), and only then may bwrap start the command (--block-fd):
 	// the command cannot have set its traps before signals are passed on to it. One that comes
 	// before ends this process, and bwrap with it (Pdeathsig), as it would have ended a shell
-	// that had not yet set its traps.
+	// that had not yet set its traps. A signal ignored at start stays ignored (Caught).
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, Caught()...)
 	release()
 	// This process only waits now: one processor is enough, and fewer runtime threads leave
 	// the cores to bwrap and bash.

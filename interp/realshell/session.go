@@ -163,7 +163,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	if infoW != nil {
 		defer infoW.Close()
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startIgnoring(cmd.Start); err != nil {
 		if infoR != nil {
 			infoR.Close()
 		}

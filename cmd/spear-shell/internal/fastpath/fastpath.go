@@ -36,6 +36,8 @@ func init() {
 func Forward(argv0 string, a realshell.Args) int {
 	// Keep same-user processes out of our memory and /proc entries (SPEC 9).
 	realshell.SetNonDumpable()
+	// The real shell inherits the signals ignored when this process started, as from bash.
+	_ = realshell.KeepIgnored()
 	_, _, rs, err := RealShell(a)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
