@@ -91,6 +91,9 @@ type Shell struct {
 	// pipestatus is a reply's "s,p0,p1,...," to give back; pipesRestore the text that does.
 	pipes                    bool
 	pipestatus, pipesRestore string
+	// history: a unit named history; from then on batches keep the plumbing out of it
+	// (session_history.go).
+	history bool
 	// alone: a function was defined that may hold an error on which bash abandons its whole
 	// command; from then on each unit is a batch of its own (discard.go).
 	alone bool
@@ -175,7 +178,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	scriptR.Close()
 	replyW.Close()
-	s := &Shell{cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: cfg.Tracing, terminal: cfg.Terminal != nil}
+	s := &Shell{history: startsWithHistory(cfg), cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: cfg.Tracing, terminal: cfg.Terminal != nil}
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()
@@ -209,6 +212,10 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	// The plumbing's /dev/null (session_fds.go).
 	init = append(init, `\exec `+strconv.Itoa(nullFD)+"</dev/null")
+	if s.history {
+		// Started with history on: off until the first batch (session_history.go).
+		init = append(init, strings.TrimSuffix(historyTail, "\n"))
+	}
 	s.write(quiet(strings.Join(init, "; ")))
 	s.stdinRedirect(cfg.Terminal != nil)
 	// The first prompt asks for PROMPT_COMMAND, which the environment may have set.
@@ -229,6 +236,7 @@ func (s *Shell) write(text string) {
 // Forward queues one unit (whole commands) for the shell; Flush sends what is queued.
 func (s *Shell) Forward(unit string) {
 	s.pipes = s.pipes || mentionsPipestatus(unit)
+	s.history = s.history || mentionsHistory(unit)
 	s.flushStatus()
 	if !s.dupsStdin && dupsStdin(unit) {
 		s.Flush()
@@ -250,6 +258,9 @@ func (s *Shell) Forward(unit string) {
 // used and gives the batch the $? the shell had before it (and PIPESTATUS: session_pipes.go),
 // without tripping set -e.
 func (s *Shell) batchPrelude() string {
+	if s.history {
+		return bi + "unset __spear_b; " + historyOn + s.restoreStatus() + "\n"
+	}
 	return bi + "unset __spear_b; " + s.restoreStatus() + "\n"
 }
 
@@ -274,7 +285,11 @@ func (s *Shell) Flush() {
 		s.write("{ " + s.groupHeadKeep() + body + pipesTailQuiet + s.groupTail)
 		return
 	}
-	payload := s.batchPrelude() + body + pipesTail
+	tail := pipesTail
+	if s.history {
+		tail = strings.TrimSuffix(pipesTail, "\n") + "; " + historyTail
+	}
+	payload := s.batchPrelude() + body + tail
 	s.write("__spear_s=$?; IFS= LC_ALL=C " + bi + "read -r -N " + strconv.Itoa(len(payload)) +
 		" __spear_b; { " + s.groupHead + bi + "eval \"$__spear_b\"" + s.groupTail + payload)
 }
