@@ -4,27 +4,91 @@ import "strings"
 
 // bash gives up the whole command it read from its script when arithmetic fails while it
 // assigns an integer variable (`declare -i i; i=0#4`, `read i`) or evaluates an indexed
-// array's subscript (`${a[0#4]}`, `a[1/0]=1`, `$((a[2#44]))`, `a=([1/0]=x)`): it unwinds everything up to its
-// reading loop, the batch's eval included, and reads its next line. bash -s thus loses the
-// rest of that line only; a batch would lose every unit after it. A unit that may do that
-// ends its batch, so that such an error ends its own unit only, as in bash -s. Once a unit has
-// given a variable the integer attribute or subscripted an array, every later unit that may
-// assign or evaluate arithmetic ends its batch too; once a unit defines a function doing
-// either, every later unit goes to the shell one per batch. Not more: each batch costs a line
-// that bash reads a byte at a time.
+// array's subscript (`${a[0#4]}`, `a[1/0]=1`, `$((a[2#44]))`, `a=([1/0]=x)`, and through a
+// name: `${!ref}`, a nameref, `x='a[$k]'; ((x))`), and when `suspend` has an argument: it
+// unwinds everything up to its reading loop, the batch's eval included, and reads its next
+// line. bash -s thus loses the rest of that line only; a batch would lose every unit after it.
+// A unit that may do that ends its batch, so that such an error ends its own unit only, as in
+// bash -s. The scan errs on the side of ending batches: it looks at quoted text too (a string
+// that names a subscript or a declaration may be evaluated later), takes any option of
+// declare, typeset or local that an expansion may give (`declare -$f`, `local "$@"`) for the
+// integer or nameref attribute, and a sourced file for one that may do anything. Once a unit
+// has done any of that, every later unit that may assign or evaluate arithmetic ends its batch
+// too (after a nameref, every unit that expands anything); once a function or trap that may
+// do so is defined (before or after), every later unit goes to the shell one per batch. Not
+// more: each batch costs a line that bash reads a byte at a time.
 
 // mayDiscard tells whether text may hold an error on which bash abandons its whole command
-// (ends: the unit ends its batch), and whether it may define a function that holds one
-// (function: later units may fail so when they call it). A byte scan, no parser and nothing
-// compiled at package initialisation (the -c fast path links this package).
-func mayDiscard(text string) (ends, function bool) {
+// (ends: the unit ends its batch), and whether it defines a function or a trap (defines: later
+// units may run its text). A byte scan, no parser and nothing compiled at package
+// initialisation (the -c fast path links this package).
+func mayDiscard(text string) (ends, defines bool) {
 	// Comment lines say nothing, and sending them alone would change history (docs/shell.md).
 	if strings.IndexByte(text, '#') >= 0 {
 		text = withoutCommentLines(text)
 	}
-	integer, sub := integerAttribute(text), subscripts(text)
-	function = strings.Contains(text, "()") || strings.Contains(text, "function")
-	return integer || sub, (integer || sub) && function
+	attr, _ := declOptions(text)
+	ends = attr || subscripts(text) || strings.Contains(text, "${!") || hasWord(text, "suspend") || sources(text)
+	return ends, definesCode(text)
+}
+
+// definesCode tells whether text may define a function (`name()`, `name ()`, `function`) or a
+// trap, whose text later units run.
+func definesCode(text string) bool {
+	if hasWord(text, "function") || hasWord(text, "trap") {
+		return true
+	}
+	for i := strings.Index(text, "()"); i >= 0; {
+		j := i - 1
+		for j >= 0 && (text[j] == ' ' || text[j] == '\t') {
+			j--
+		}
+		if j >= 0 && isNameByte(text[j]) {
+			return true
+		}
+		next := strings.Index(text[i+2:], "()")
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return false
+}
+
+// sources tells whether text may source a file (`source`, or `.` as a command word), whose
+// text no scan has seen.
+func sources(text string) bool {
+	if hasWord(text, "source") {
+		return true
+	}
+	for i := strings.IndexByte(text, '.'); i >= 0; {
+		before := i == 0 || strings.IndexByte(" \t\n;&|({", text[i-1]) >= 0
+		if before && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t') {
+			return true
+		}
+		next := strings.IndexByte(text[i+1:], '.')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// hasWord tells whether word occurs in text with no name byte on either side.
+func hasWord(text, word string) bool {
+	for rest := text; ; {
+		i := strings.Index(rest, word)
+		if i < 0 {
+			return false
+		}
+		before := i == 0 || !isNameByte(rest[i-1])
+		after := i+len(word) == len(rest) || !isNameByte(rest[i+len(word)])
+		if before && after {
+			return true
+		}
+		rest = rest[i+len(word):]
+	}
 }
 
 func withoutCommentLines(text string) string {
@@ -40,14 +104,30 @@ func withoutCommentLines(text string) string {
 
 // mayEvaluate tells whether text may assign a variable (which may have the integer attribute)
 // or evaluate arithmetic (which may reach a subscript through a variable, `x='a[$k]'; ((x))`):
-// an `=`, a builtin that assigns a name it is given, `((`, `$[`, let.
+// an `=`, a builtin that assigns a name it is given (`wait -p`, `{var}>`), `((`, `$[`, let,
+// `[[` (-eq and the like evaluate their operands), a substring's offset (`${s:x}`).
 func mayEvaluate(text string) bool {
-	for _, s := range []string{"=", "read", "printf", "for", "mapfile", "getopts", "select", "((", "$[", "let"} {
+	for _, s := range []string{"=", "read", "printf", "for", "mapfile", "getopts", "select", "((", "$[", "let",
+		"[[", "wait", "}>", "}<"} {
 		if strings.Contains(text, s) {
 			return true
 		}
 	}
-	return false
+	return substring(text)
+}
+
+// substring tells whether text may expand a substring, `${name:offset}`: a `:` inside `${`.
+func substring(text string) bool {
+	for rest := text; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+2:]
+		if end := strings.IndexByte(rest, '}'); end >= 0 && strings.IndexByte(rest[:end], ':') >= 0 {
+			return true
+		}
+	}
 }
 
 // subscripts tells whether text may subscript an array (`name[`, but not `[@]` or `[*]`, which
@@ -69,9 +149,10 @@ func subscripts(text string) bool {
 	return false
 }
 
-// integerAttribute tells whether text may give a variable the integer attribute: declare,
-// typeset or local with an option holding i.
-func integerAttribute(text string) bool {
+// declOptions tells whether text may give a variable an attribute through which an assignment
+// or an expansion evaluates arithmetic (attr: declare, typeset or local with an option holding
+// i or n, or with a word an expansion may turn into one), and whether that may be a nameref.
+func declOptions(text string) (attr, nameref bool) {
 	for _, name := range []string{"declare", "typeset", "local"} {
 		for rest := text; ; {
 			i := strings.Index(rest, name)
@@ -80,26 +161,36 @@ func integerAttribute(text string) bool {
 			}
 			before := i == 0 || !isNameByte(rest[i-1])
 			rest = rest[i+len(name):]
-			if before && rest != "" && (rest[0] == ' ' || rest[0] == '\t') && integerOption(rest) {
-				return true
+			if before && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+				a, n := attributeOptions(rest)
+				attr, nameref = attr || a, nameref || n
 			}
 		}
 	}
-	return false
+	return attr, nameref
 }
 
-// integerOption tells whether the arguments that start args (up to the end of the command)
-// hold an option with the letter i.
-func integerOption(args string) bool {
+// attributeOptions looks at the arguments that start args (up to the end of the command): an
+// option with the letter i or n, or a word that an expansion may make an option (it starts
+// with an expansion or a quote, or is an option holding one).
+func attributeOptions(args string) (attr, nameref bool) {
 	if end := strings.IndexAny(args, ";&|\n"); end >= 0 {
 		args = args[:end]
 	}
 	for _, word := range strings.Fields(args) {
-		if len(word) > 1 && word[0] == '-' && strings.IndexByte(word, 'i') > 0 {
-			return true
+		dynamic := strings.ContainsAny(word, "$`\"'\\")
+		switch {
+		case word[0] == '-' || word[0] == '+':
+			if dynamic || strings.IndexByte(word, 'n') > 0 {
+				attr, nameref = true, true
+			} else if strings.IndexByte(word, 'i') > 0 {
+				attr = true
+			}
+		case strings.IndexByte("$`\"'\\", word[0]) >= 0:
+			attr, nameref = true, true
 		}
 	}
-	return false
+	return attr, nameref
 }
 
 func isNameByte(b byte) bool {

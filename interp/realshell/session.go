@@ -99,11 +99,13 @@ type Shell struct {
 	alone bool
 	// arithmetic: a unit gave a variable the integer attribute or subscripted an array; from
 	// then on every unit that may assign or evaluate arithmetic ends its batch (discard.go).
-	arithmetic bool
-	terminal   bool     // forwarded commands read the terminal the session is read from
-	info       *os.File // bwrap's info pipe, nil when unconfined
-	child      int      // the sandboxed group's leader, once read from info
-	childOnce  sync.Once
+	// namerefs: a unit may have made a nameref; from then on every unit that expands anything
+	// does. evalDefs: a function or trap that may assign or evaluate arithmetic was defined.
+	arithmetic, namerefs, evalDefs bool
+	terminal                       bool     // forwarded commands read the terminal the session is read from
+	info                           *os.File // bwrap's info pipe, nil when unconfined
+	child                          int      // the sandboxed group's leader, once read from info
+	childOnce                      sync.Once
 	// plumbingTaken: the shell's commands took the plumbing's requests; the session ended.
 	plumbingTaken bool
 	// fdsCut: the shell ended with a descriptor limit below the plumbing's (session_fds.go).
@@ -242,10 +244,16 @@ func (s *Shell) Forward(unit string) {
 		s.Flush()
 		s.dupsStdin = true
 	}
-	discards, function := mayDiscard(unit)
-	s.alone = s.alone || function
-	discards = discards || s.arithmetic && mayEvaluate(unit)
+	// discard.go: what may lose the rest of a batch ends it.
+	discards, defines := mayDiscard(unit)
+	evaluates := mayEvaluate(unit)
+	if _, nameref := declOptions(unit); nameref {
+		s.namerefs = true
+	}
+	s.evalDefs = s.evalDefs || defines && (discards || evaluates)
+	discards = discards || s.arithmetic && evaluates || s.namerefs && strings.IndexByte(unit, '$') >= 0
 	s.arithmetic = s.arithmetic || discards
+	s.alone = s.alone || s.arithmetic && s.evalDefs
 	s.batch.WriteString(strings.TrimSuffix(unit, "\n"))
 	s.batch.WriteByte('\n')
 	s.dirty = true
