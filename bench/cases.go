@@ -139,8 +139,7 @@ func caseScript(ctx context.Context, w *world) []row {
 		}
 		return nil
 	}
-	// The floor of any program between the input and bash -s (bench/pipebash) runs in the
-	// same alternation.
+	// A bare pass-through in front of bash -s (bench/pipebash) runs in the same alternation.
 	got, err := alternate(ctx, w.runs(40),
 		timed(w, fixed(spec{argv: []string{w.spear}, env: h.env, stdin: script}), same),
 		timed(w, fixed(bash), same),

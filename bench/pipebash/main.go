@@ -1,7 +1,9 @@
-// Command pipebash is the floor of a Go program standing between a session's input and bash -s,
-// as spear-shell does: it starts /bin/bash -s with its own arguments and a pipe as stdin, copies
-// its stdin into that pipe, and exits with bash's status. The script case runs it beside
-// spear-shell and bash -s.
+// Command pipebash is a bare pass-through in front of bash -s: it starts /bin/bash -s with its
+// own arguments and a pipe as stdin, copies its stdin into that pipe, and exits with bash's
+// status. It is what any program between a session's input and bash -s pays when it hands the
+// bytes on as they come (bash then reads its script from a pipe a byte at a time, as bash -s
+// does); spear-shell sends batches that bash reads with one read -N, and can be below it. The
+// script case runs it beside spear-shell and bash -s.
 package main
 
 import (
