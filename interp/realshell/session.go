@@ -298,7 +298,7 @@ func (s *Shell) Flush() {
 		tail = strings.TrimSuffix(pipesTail, "\n") + "; " + historyTail
 	}
 	payload := s.batchPrelude() + body + tail
-	s.write("__spear_s=$?; IFS= LC_ALL=C " + bi + "read -r -N " + strconv.Itoa(len(payload)) +
+	s.write("__spear_s=$?; LC_ALL=C " + bi + "read -r -N " + strconv.Itoa(len(payload)) +
 		" __spear_b; { " + s.groupHead + bi + "eval \"$__spear_b\"" + s.groupTail + payload)
 }
 
