@@ -57,6 +57,9 @@ func RunSession(r io.Reader, sh *realshell.Shell, h Handlers) int {
 	units.Shell = h.Shell
 	for {
 		unit, err := units.Next()
+		if units.AtEnd() {
+			sh.Ending()
+		}
 		if unit != "" && !runUnit(unit, sh, h) {
 			return sh.Close()
 		}

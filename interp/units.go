@@ -52,6 +52,10 @@ func (u *UnitReader) Next() (string, error) {
 	}
 }
 
+// AtEnd tells whether the input has ended: the unit Next returned last was the last one (and
+// may be incomplete).
+func (u *UnitReader) AtEnd() bool { return u.err != nil }
+
 // unitText gathers whole lines until they complete a unit.
 type unitText struct {
 	text  strings.Builder

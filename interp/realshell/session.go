@@ -94,6 +94,10 @@ type Shell struct {
 	// history: a unit named history; from then on batches keep the plumbing out of it
 	// (session_history.go).
 	history bool
+	// errexit: set -e may be on; traps: a DEBUG or RETURN trap may be set; ending: the units
+	// still to come are the last; tailPending: the last batch's tail kept its status
+	// (session_pipes.go).
+	errexit, traps, ending, tailPending bool
 	// alone: a function was defined that may hold an error on which bash abandons its whole
 	// command; from then on each unit is a batch of its own (discard.go).
 	alone bool
@@ -180,7 +184,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	scriptR.Close()
 	replyW.Close()
-	s := &Shell{history: startsWithHistory(cfg), cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: cfg.Tracing, terminal: cfg.Terminal != nil}
+	s := &Shell{history: startsWithHistory(cfg), errexit: startsWithErrexit(cfg), cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: cfg.Tracing, terminal: cfg.Terminal != nil}
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()
@@ -238,6 +242,8 @@ func (s *Shell) write(text string) {
 // Forward queues one unit (whole commands) for the shell; Flush sends what is queued.
 func (s *Shell) Forward(unit string) {
 	s.pipes = s.pipes || mentionsPipestatus(unit)
+	s.errexit = s.errexit || mentionsErrexit(unit)
+	s.traps = s.traps || mentionsTraps(unit)
 	s.history = s.history || mentionsHistory(unit)
 	s.flushStatus()
 	if !s.dupsStdin && dupsStdin(unit) {
@@ -290,15 +296,18 @@ func (s *Shell) Flush() {
 	body := s.batch.String()
 	s.batch.Reset()
 	if s.tracing || s.dupsStdin || strings.IndexByte(body, 0) >= 0 {
-		s.write("{ " + s.groupHeadKeep() + body + pipesTailQuiet + s.groupTail)
+		s.write("{ " + s.groupHeadKeep() + body + s.batchTail(true) + s.groupTail)
 		return
 	}
-	tail := pipesTail
-	if s.history {
-		tail = strings.TrimSuffix(pipesTail, "\n") + "; " + historyTail
+	payload := s.batchPrelude() + body + s.batchTail(false)
+	// read -N counts characters: in bytes under LC_ALL=C, which only text that is not ASCII
+	// needs (restoring a LC_ALL that names no installed locale leaves bash in C, not in the
+	// locale it had).
+	lc := ""
+	if !ascii(payload) {
+		lc = "LC_ALL=C "
 	}
-	payload := s.batchPrelude() + body + tail
-	s.write("__spear_s=$?; LC_ALL=C " + bi + "read -r -N " + strconv.Itoa(len(payload)) +
+	s.write("__spear_s=$?; " + lc + bi + "read -r -N " + strconv.Itoa(len(payload)) +
 		" __spear_b; { " + s.groupHead + bi + "eval \"$__spear_b\"" + s.groupTail + payload)
 }
 
@@ -361,6 +370,8 @@ func (s *Shell) Sync() bool {
 		s.status, s.restore, s.pipestatus = max(s.status, 0), true, fields[0]
 	}
 	s.tracing = len(fields) > 1 && strings.ContainsAny(fields[1], "xv")
+	s.errexit = s.errexit || len(fields) > 1 && strings.IndexByte(fields[1], 'e') >= 0
+	s.tailPending = false
 	s.promptCommands = nil
 	if len(fields) > 2 {
 		s.promptCommands = slices.DeleteFunc(fields[2:], func(f string) bool { return f == "" })
@@ -440,10 +451,13 @@ func (s *Shell) Signal(sig syscall.Signal) {
 // Close ends the script and waits for the shell; it returns the shell's exit status, as bash
 // reports it to its parent (128+n for a signal).
 func (s *Shell) Close() int {
+	s.Ending()
 	s.Flush()
 	s.flushStatus()
-	// The last batch's tail left status 0: bash -s ends with the last command's.
-	s.write(quiet("__spear_s=$?; " + s.restoreStatus()))
+	if s.tailPending {
+		// The last batch's tail left status 0: bash -s ends with the last command's.
+		s.write(quiet("__spear_s=$?; " + s.restoreStatus()))
+	}
 	s.script.Close()
 	<-s.exited
 	s.readers.Wait()

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// PIPESTATUS across a batch boundary. Every builtin resets PIPESTATUS when it returns, the
+// $? and PIPESTATUS across a batch boundary. Every builtin resets PIPESTATUS when it returns, the
 // batch's eval included, and no assignment can set it: only a pipeline of as many commands
 // gives it back. So each batch ends with a tail that keeps $? and PIPESTATUS in __spear_p
 // ("s,p0,p1,...,") before the eval returns (a printf -v: nothing forks), and what reads $?
@@ -20,13 +20,104 @@ import (
 // pipesMax is the longest pipeline whose PIPESTATUS a boundary keeps.
 const pipesMax = 8
 
-// pipesTail ends a batch: $? and PIPESTATUS as the batch's last command left them. The batch
-// then ends with status 0; what reads $? next (the next batch, a reply, the end) reads this.
-// Script text (which xtrace may show) has it in a group with stderr to /dev/null.
+// Each batch ends with a tail that keeps $? and PIPESTATUS in __spear_p, and the batch then
+// ends with status 0: also because a batch's eval fails when its last command fails, even
+// where set -e did not act on that command (`false && true`), and under set -e the shell
+// would then end at the eval. Two kinds of batch go without one: the last of a session (its
+// last unit may be a here-document that only the end of input closes, which would take the
+// tail in), and every batch once a session names a DEBUG or RETURN trap, which would see the
+// tail's command, unless PIPESTATUS or history was named or set -e may be on.
+
+// pipesTail ends a batch: $? and PIPESTATUS as the batch's last command left them. What reads
+// $? next (the next batch, a reply, the end) reads this. Script text (which xtrace may show)
+// has it in a group with stderr to /dev/null.
 const (
 	pipesTail      = bi + "printf -v __spear_p '%s,' \"$?\" \"${PIPESTATUS[@]}\"\n"
 	pipesTailQuiet = "{ " + bi + "printf -v __spear_p '%s,' \"$?\" \"${PIPESTATUS[@]}\"; } 2>/dev/null\n"
 )
+
+// batchTail returns the tail a batch ends with, "" when none is needed.
+func (s *Shell) batchTail(script bool) string {
+	if s.ending || s.traps && !s.pipes && !s.history && !s.errexit {
+		return ""
+	}
+	s.tailPending = true
+	switch {
+	case script:
+		return pipesTailQuiet
+	case s.history:
+		return strings.TrimSuffix(pipesTail, "\n") + "; " + historyTail
+	}
+	return pipesTail
+}
+
+// mentionsTraps tells whether a unit may set a trap that runs around every command (DEBUG) or
+// after a function (RETURN, with functrace).
+func mentionsTraps(unit string) bool {
+	return strings.Contains(unit, "DEBUG") || strings.Contains(unit, "RETURN")
+}
+
+// Ending says that the units still to come are the session's last: their batch goes without a
+// tail (a here-document that the end of input closes would take it in).
+func (s *Shell) Ending() { s.ending = true }
+
+// mentionsErrexit tells whether a unit may turn set -e on: errexit, or set with an option
+// holding e.
+func mentionsErrexit(unit string) bool {
+	if strings.Contains(unit, "errexit") {
+		return true
+	}
+	for rest := unit; ; {
+		i := strings.Index(rest, "set")
+		if i < 0 {
+			return false
+		}
+		before := i == 0 || !isNameByte(rest[i-1])
+		rest = rest[i+3:]
+		if before && rest != "" && (rest[0] == ' ' || rest[0] == '\t') && setsE(rest) {
+			return true
+		}
+	}
+}
+
+// setsE tells whether the arguments that start args (to the end of the command) hold an
+// option word with the letter e.
+func setsE(args string) bool {
+	if end := strings.IndexAny(args, ";&|\n"); end >= 0 {
+		args = args[:end]
+	}
+	for _, word := range strings.Fields(args) {
+		if word[0] == '-' && strings.IndexByte(word, 'e') > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWithErrexit tells whether the shell may start with set -e (-e, -o errexit, SHELLOPTS).
+func startsWithErrexit(cfg ShellConfig) bool {
+	for _, arg := range cfg.Argv[1:] {
+		if arg == "errexit" || len(arg) > 1 && arg[0] == '-' && arg[1] != '-' && strings.IndexByte(arg, 'e') > 0 {
+			return true
+		}
+	}
+	for _, kv := range cfg.Env {
+		if strings.HasPrefix(kv, "SHELLOPTS=") && strings.Contains(kv, "errexit") {
+			return true
+		}
+	}
+	return false
+}
+
+// ascii tells whether text holds no byte above 127.
+func ascii(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // statusDef defines the function setStatus calls.
 const statusDef = "function __spear_r { " + bi + "unset -f __spear_r; " + bi + "unset -v __spear_s __spear_p; " +
