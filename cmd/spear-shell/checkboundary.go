@@ -46,12 +46,12 @@ func hostTmp(path string) string {
 
 // checkIgnored prints, for --check, the signals ignored at start that the real shell will not
 // get ignored (bash would pass them on): all but SIGHUP and SIGINT when this binary cannot
-// read which they are (ignored.go), and those Go's runtime keeps for itself.
-func checkIgnored(w io.Writer) {
+// read which they are (ignored.go), and those Go's runtime or bwrap need.
+func checkIgnored(w io.Writer, rs *realshell.RealShell) {
 	if _, err := realshell.IgnoredAtStart(); err != nil {
 		fmt.Fprintf(w, "warning: signals ignored at start (but SIGHUP and SIGINT) reach the real shell with their default: %v\n", err)
 	}
-	if kept := realshell.NotPassed(); kept != 0 {
-		fmt.Fprintf(w, "warning: %s ignored at start: the real shell gets the default (Go's runtime cannot ignore them)\n", kept)
+	if kept := realshell.NotPassed(rs != nil && rs.Isolated()); kept != 0 {
+		fmt.Fprintf(w, "warning: %s ignored at start: the real shell gets the default (Go's runtime, or bwrap for SIGCHLD, cannot ignore them)\n", kept)
 	}
 }

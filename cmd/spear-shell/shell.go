@@ -28,14 +28,14 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	if a.Own == "keeper" {
 		return runKeeper(a, stderr)
 	}
-	// Before any signal is caught: what was ignored at start stays ignored, for this process
-	// and the real shell, as under bash (--check says when that cannot be known).
-	_ = realshell.KeepIgnored()
 	self, manifest, rs, rsErr := fastpath.RealShell(a)
 	if self == "" {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", rsErr)
 		return 126
 	}
+	// Before any signal is caught: what was ignored at start stays ignored, for this process
+	// and the real shell, as under bash (--check says when that cannot be known).
+	_ = realshell.KeepIgnored()
 	ts := settings(a, self, manifest, rs, rsErr)
 	ctx := context.Background()
 	switch a.Own {
@@ -44,7 +44,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		return 0
 	case "check":
 		code := capability.Check(ctx, ts, stdout, stderr)
-		checkIgnored(stdout)
+		checkIgnored(stdout, rs)
 		if checkBoundary(stdout, rs) && code == 0 {
 			fmt.Fprintln(stderr, "spear-shell: --check found problems")
 			code = 1

@@ -157,7 +157,7 @@ func (rs *RealShell) checkShell() error {
 func (rs *RealShell) Exec(argv0 string, a Args) error {
 	if rs.Boundary == nil {
 		argv := append([]string{argv0}, a.Bash...)
-		err := startIgnoring(func() error { return syscall.Exec(rs.Path, argv, rs.Env) })
+		err := startIgnoring(false, func() error { return syscall.Exec(rs.Path, argv, rs.Env) })
 		if cerr := rs.checkShell(); cerr != nil {
 			return cerr
 		}
@@ -176,7 +176,7 @@ func (rs *RealShell) Exec(argv0 string, a Args) error {
 	var pid int
 	var info *os.File
 	var release func()
-	err := startIgnoring(func() (err error) {
+	err := startIgnoring(true, func() (err error) {
 		pid, info, release, err = forkBwrap(argv, rs, inherited, infoFD)
 		return err
 	})

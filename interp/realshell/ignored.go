@@ -188,7 +188,9 @@ func findFwdSig(fd int) (uintptr, error) {
 	const pageMask = 1<<12 - 1
 	var value, anchorValue uint64
 	var shndx int
-	chunk := make([]byte, 1024*symSize)
+	// A small buffer on the stack: a large one costs more to map and fault in than the reads.
+	var chunkBuf [170 * symSize]byte
+	chunk := chunkBuf[:]
 	for end := symLen - symLen%symSize; end > 0 && (value == 0 || pie && anchorValue == 0); {
 		n := min(end, uint64(len(chunk)))
 		end -= n

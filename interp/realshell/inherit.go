@@ -34,14 +34,18 @@ func KeepIgnored() error {
 	return err
 }
 
-// NotPassed are the signals ignored at start that no child gets ignored.
-func NotPassed() SignalSet {
+// NotPassed are the signals ignored at start that the real shell does not get ignored; isolated
+// tells whether it runs inside the boundary.
+func NotPassed(isolated bool) SignalSet {
 	set, _ := IgnoredAtStart()
 	var out SignalSet
 	for _, sig := range unpassable {
 		if set.Has(sig) {
 			out = out.with(sig)
 		}
+	}
+	if isolated && set.Has(syscall.SIGCHLD) {
+		out = out.with(syscall.SIGCHLD)
 	}
 	return out
 }
@@ -64,12 +68,13 @@ func Caught() []os.Signal {
 // ignored at start (runtimeOwned) ignored, so that the child inherits them; then the runtime
 // has them back. While they are ignored, a child of this process that ends is reaped by the
 // kernel: start is short, and the callers start no other child at the same time but a
-// provider, which does not end then unless it dies at once.
-func startIgnoring(start func() error) error {
+// provider, which does not end then unless it dies at once. bwrap (the child when isolated)
+// never gets SIGCHLD ignored: it would wait for the command forever, and it does not reset it.
+func startIgnoring(isolated bool, start func() error) error {
 	set, _ := IgnoredAtStart()
 	var owned []os.Signal
 	for _, sig := range runtimeOwned {
-		if set.Has(sig) {
+		if set.Has(sig) && !(isolated && sig == syscall.SIGCHLD) {
 			owned = append(owned, sig)
 		}
 	}

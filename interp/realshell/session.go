@@ -172,7 +172,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	if infoW != nil {
 		defer infoW.Close()
 	}
-	if err := startIgnoring(cmd.Start); err != nil {
+	if err := startIgnoring(cfg.Boundary, cmd.Start); err != nil {
 		if infoR != nil {
 			infoR.Close()
 		}

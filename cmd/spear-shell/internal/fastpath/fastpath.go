@@ -36,13 +36,14 @@ func init() {
 func Forward(argv0 string, a realshell.Args) int {
 	// Keep same-user processes out of our memory and /proc entries (SPEC 9).
 	realshell.SetNonDumpable()
-	// The real shell inherits the signals ignored when this process started, as from bash.
-	_ = realshell.KeepIgnored()
 	_, _, rs, err := RealShell(a)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spear-shell: %v\n", err)
 		return 126
 	}
+	// The real shell inherits the signals ignored when this process started, as from bash.
+	// (After RealShell: /proc/self/exe, which it reads, is then cheaper to open.)
+	_ = realshell.KeepIgnored()
 	return Exec(argv0, a, rs)
 }
 
