@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"bufio"
 	"io"
 	"os"
 
@@ -10,82 +9,101 @@ import (
 
 // Terminal is what a terminal session reads and writes besides the real shell.
 type Terminal struct {
-	// In is the terminal, read one line at a time. In canonical mode its line discipline does
-	// the echo, the erase and kill keys, Ctrl-D and Ctrl-C, as the terminal's settings say.
+	// In is the terminal. While a line is read it is in the line editor's mode (as readline
+	// puts it); while a unit runs it has the settings it had before, as the command left them.
 	In *os.File
-	// Out gets the prompts and bash -i's notes ("exit"): stderr, as bash -i writes them.
+	// Out gets the prompts, the editor's drawing and bash -i's notes ("exit"): stderr, as
+	// bash -i writes them.
 	Out io.Writer
 	// Interrupts gets one value per Ctrl-C (SIGINT), already passed on to the real shell.
 	Interrupts <-chan struct{}
-	echo       *echoGate
+	// History is what Up, Down and Ctrl-R recall; nil for the session's own lines alone.
+	History *History
+	mode    *termMode
 }
 
-// Quiet says that no forwarded command runs until the next prompt: what is typed from now on
-// is echoed after the prompt, as bash -i shows typed-ahead lines.
-func (t *Terminal) Quiet() {
-	if t.echo == nil {
-		t.echo = &echoGate{fd: int(t.In.Fd())}
+// Quiet says that no forwarded command runs until the next prompt: the editor's mode goes on
+// now, so that a line typed from now on is drawn after the prompt, as bash -i shows a line
+// typed ahead.
+func (t *Terminal) Quiet() { t.termMode().edit() }
+
+func (t *Terminal) termMode() *termMode {
+	if t.mode == nil {
+		t.mode = &termMode{fd: int(t.In.Fd())}
 	}
-	t.echo.hold()
+	return t.mode
 }
 
 // RunTerminal runs a terminal session as bash -i runs one: a prompt before each line (PS1, or
-// PS2 for a continuation line), each unit run to its end before the next line is read, a
-// Ctrl-C that discards the line being typed or ends the running command with a new prompt,
-// and an end at Ctrl-D on an empty line or when the shell exits. It returns the shell's status.
+// PS2 for a continuation line) read with line editing and history, each unit run to its end
+// before the next line is read, a Ctrl-C that discards the line being typed or ends the
+// running command with a new prompt, and an end at Ctrl-D on an empty line or when the shell
+// exits. It returns the shell's status.
 func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
-	lines := &lineReader{r: bufio.NewReader(t.In), results: make(chan lineRead, 1)}
+	keys, err := newKeyReader(int(t.In.Fd()))
+	if err != nil {
+		io.WriteString(t.Out, "spear-shell: terminal: "+err.Error()+"\n")
+		return sh.Close()
+	}
+	defer keys.close()
+	if t.History == nil {
+		t.History = NewHistory(-1, "")
+	}
+	mode := t.termMode()
+	defer mode.restore()
+	editor := &lineEditor{keys: keys, out: t.Out, mode: mode, history: t.History}
 	unit := unitText{shell: h.Shell}
-	defer func() {
-		if t.echo != nil {
-			t.echo.release()
-		}
-	}()
-	unechoed := 0
+	lines := make(chan lineRead, 1)
 	for {
+		// Typed-ahead text is read by the editor from here on, as readline reads it.
+		mode.edit()
 		prompt, ok := sh.Prompt(unit.started())
 		if !ok {
 			break
 		}
-		// Echo comes back before the prompt shows: a harness types when it sees the prompt.
-		if t.echo != nil {
-			unechoed += t.echo.release()
-		}
-		io.WriteString(t.Out, prompt)
+		shown := parsePrompt(prompt)
+		go func() {
+			line, err := editor.readLine(shown)
+			lines <- lineRead{line, err}
+		}()
 		var read lineRead
 		select {
 		case <-t.Interrupts:
-			// The line discipline has echoed ^C and dropped the typed line.
+			keys.cancel()
+			<-lines
+			keys.reset()
+			read.err = errInterrupted
+		case read = <-lines:
+		}
+		if read.err == errInterrupted {
+			if mode.editing && mode.echoesControl() {
+				io.WriteString(t.Out, "^C")
+			}
 			unit.take()
 			io.WriteString(t.Out, "\n")
 			sh.Interrupted()
 			continue
-		case read = <-lines.next():
-			lines.pending = false
-		}
-		if unechoed > 0 {
-			n := min(unechoed, len(read.line))
-			io.WriteString(t.Out, read.line[:n])
-			unechoed -= n
 		}
 		if read.err != nil {
 			if unit.started() || read.line != "" {
 				// bash reports the incomplete command as it ends.
 				unit.text.WriteString(read.line)
+				mode.restore()
 				runUnit(unit.take(), sh, h)
 			}
 			break
 		}
-		if !unit.add(read.line) {
+		if !unit.add(read.line + "\n") {
 			continue
 		}
+		mode.restore()
 		before, ok := sh.Before()
 		if !ok {
 			break
 		}
 		io.WriteString(t.Out, before)
 		ran := runUnit(unit.take(), sh, h)
-		t.Quiet()
+		mode.edit()
 		if drained(t.Interrupts) {
 			// bash -i ends the line of a command that Ctrl-C stopped.
 			io.WriteString(t.Out, "\n")
@@ -114,23 +132,4 @@ func drained(c <-chan struct{}) bool {
 type lineRead struct {
 	line string
 	err  error
-}
-
-// lineReader reads the terminal only when a line is wanted, so that a forwarded command reads
-// what is typed while it runs. A read outlives a Ctrl-C: the next prompt waits for the same one.
-type lineReader struct {
-	r       *bufio.Reader
-	results chan lineRead
-	pending bool
-}
-
-func (l *lineReader) next() <-chan lineRead {
-	if !l.pending {
-		l.pending = true
-		go func() {
-			line, err := l.r.ReadString('\n')
-			l.results <- lineRead{line, err}
-		}()
-	}
-	return l.results
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -20,7 +23,26 @@ func terminalSession(a realshell.Args, stdin, stderr *os.File, g *guard) *interp
 		return nil
 	}
 	takeTerminal(stdin)
-	return &interp.Terminal{In: stdin, Out: stderr, Interrupts: g.watchTerminal()}
+	// bash -i ignores Ctrl-Z at its prompt; a caught signal (unlike an ignored one) is not
+	// passed on to the real shell.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGTSTP)
+	return &interp.Terminal{In: stdin, Out: stderr, Interrupts: g.watchTerminal(), History: sessionHistory()}
+}
+
+// sessionHistory is the history of a terminal session as bash -i keeps it: HISTSIZE lines
+// (500 when unset or not a number), read from and appended to HISTFILE (~/.bash_history when
+// unset, none when empty). Both come from the environment: the real shell's own variables
+// (a HISTFILE set in ~/.bashrc) are not asked.
+func sessionHistory() *interp.History {
+	size, err := strconv.Atoi(os.Getenv("HISTSIZE"))
+	if err != nil {
+		size = -1
+	}
+	file, set := os.LookupEnv("HISTFILE")
+	if home := os.Getenv("HOME"); !set && home != "" {
+		file = filepath.Join(home, ".bash_history")
+	}
+	return interp.NewHistory(size, file)
 }
 
 // takeTerminal makes the terminal on f the controlling terminal of this process when it leads a

@@ -1,0 +1,58 @@
+package interp
+
+import (
+	"golang.org/x/sys/unix"
+)
+
+// termMode switches the terminal between what a command sees and what the line editor needs,
+// as readline does around each line it reads: the settings found when reading starts are saved
+// and put back before the command runs, so that a forwarded command (read, vim, or the user's
+// `stty -echo`) finds the terminal as bash -i leaves it.
+type termMode struct {
+	fd      int
+	saved   *unix.Termios // nil while a command has the terminal
+	editing bool          // the editor's mode is on (not when the saved settings do not echo)
+}
+
+// edit saves the terminal's settings, once until restore, and turns the editor's mode on if
+// the terminal echoes: no canonical input (keys come as they are typed), no echo (the editor
+// draws the line), CR and NL kept apart (both end a line), but ISIG kept, so that Ctrl-C is
+// still SIGINT. A terminal that does not echo (pexpect's echo=False, `stty -echo`) keeps its
+// settings: readline draws nothing there either, and lines are read as the terminal gives them.
+func (m *termMode) edit() {
+	if m.saved != nil {
+		return
+	}
+	tio, err := unix.IoctlGetTermios(m.fd, unix.TCGETS)
+	if err != nil {
+		return
+	}
+	saved := *tio
+	m.saved = &saved
+	if tio.Lflag&unix.ECHO == 0 {
+		return
+	}
+	tio.Lflag &^= unix.ICANON | unix.ECHO
+	tio.Iflag &^= unix.ICRNL | unix.INLCR
+	// The editor ends its lines with \n and relies on the terminal to add \r.
+	tio.Oflag |= unix.OPOST | unix.ONLCR
+	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 1, 0
+	m.editing = unix.IoctlSetTermios(m.fd, unix.TCSETS, tio) == nil
+}
+
+// restore puts back the settings saved by edit.
+func (m *termMode) restore() {
+	if m.saved == nil {
+		return
+	}
+	if m.editing {
+		_ = unix.IoctlSetTermios(m.fd, unix.TCSETS, m.saved)
+	}
+	m.saved, m.editing = nil, false
+}
+
+// echoesControl tells whether the saved settings show control characters (ECHOCTL): readline
+// then shows a Ctrl-C at the prompt as ^C.
+func (m *termMode) echoesControl() bool {
+	return m.saved != nil && m.saved.Lflag&unix.ECHOCTL != 0
+}
