@@ -67,11 +67,17 @@ func (e *lineEditor) readCooked() (string, error) {
 }
 
 // sizedKeys gives the editor the terminal's keys and keeps it told of the window's width,
-// which it needs to wrap a long line: a resize shows at the next key.
+// which it needs to wrap a long line: a resize shows at the next key. It also spells the keys
+// that the editor knows under one name only as it knows them: ESC O x (cursor keys, Home and
+// End of a terminal in application mode) as ESC [ x, and Home and End as tmux and the Linux
+// console send them (ESC [ 1 ~, ESC [ 7 ~; ESC [ 4 ~, ESC [ 8 ~) as ESC [ H and ESC [ F.
 type sizedKeys struct {
 	keys       *keyReader
 	t          *term.Terminal
 	cols, rows int
+	esc        int  // bytes of ESC [ seen
+	held       byte // a byte read to tell where a key ends, not given yet
+	hasHeld    bool
 }
 
 func (k *sizedKeys) fit() {
@@ -86,8 +92,47 @@ func (k *sizedKeys) fit() {
 }
 
 func (k *sizedKeys) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	b, err := k.next()
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case b == '\x1b':
+		k.esc = 1
+	case k.esc == 1 && (b == '[' || b == 'O'):
+		b, k.esc = '[', 2
+	case k.esc == 2 && strings.IndexByte(homeEnd, b) >= 0:
+		// Home or End if ~ comes next: the byte after the digit belongs to the same key.
+		k.esc = 0
+		if next, err := k.next(); err == nil && next == '~' {
+			b = "HF"[strings.IndexByte(homeEnd, b)/2]
+		} else if err == nil {
+			k.held, k.hasHeld = next, true
+		}
+	default:
+		k.esc = 0
+	}
+	p[0] = b
+	return 1, nil
+}
+
+// homeEnd are the digits of ESC [ n ~ that mean Home (the first two) and End.
+const homeEnd = "1748"
+
+func (k *sizedKeys) next() (byte, error) {
+	if k.hasHeld {
+		k.hasHeld = false
+		return k.held, nil
+	}
 	k.fit()
-	return k.keys.Read(p)
+	var b [1]byte
+	if _, err := k.keys.Read(b[:]); err != nil {
+		return 0, err
+	}
+	return b[0], nil
 }
 
 // editorScreen is where the editor draws: it writes the real prompt where the editor draws
