@@ -42,7 +42,7 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 	t := term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{keys, &editorScreen{w: e.out, prompt: p.last}}, stand)
+	}{keys, &editorScreen{w: e.out, head: p.head, prompt: p.last}}, stand)
 	t.History = e.history
 	t.AutoCompleteCallback = e.history.complete
 	keys.t = t
@@ -137,18 +137,25 @@ func (k *sizedKeys) next() (byte, error) {
 
 // editorScreen is where the editor draws: it writes the real prompt where the editor draws
 // the stand-in (a prompt wider than the window comes in pieces with line ends between them,
-// which the terminal does itself), and ends lines with \n, which the terminal turns into \r\n
-// as it does for readline.
+// which the terminal does itself), the prompt's first lines too after a clear screen (Ctrl-L),
+// and ends lines with \n, which the terminal turns into \r\n as it does for readline.
 type editorScreen struct {
-	w      io.Writer
-	prompt string
+	w            io.Writer
+	head, prompt string
 }
+
+// clearScreen is how the editor clears the screen.
+const clearScreen = "\x1b[2J\x1b[H"
 
 func (s *editorScreen) Write(p []byte) (int, error) {
 	text := string(p)
 	if i := strings.Index(text, standIn); i >= 0 {
 		j := strings.LastIndex(text, standIn) + len(standIn)
-		text = strings.ReplaceAll(text[:i], "\r\n", "\n") + s.prompt + strings.ReplaceAll(text[j:], "\r\n", "\n")
+		head := text[:i]
+		if strings.HasSuffix(head, clearScreen) {
+			head += s.head
+		}
+		text = strings.ReplaceAll(head, "\r\n", "\n") + s.prompt + strings.ReplaceAll(text[j:], "\r\n", "\n")
 	} else {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}

@@ -80,15 +80,17 @@ func TestHistoryFile(t *testing.T) {
 }
 
 func TestEditorScreen(t *testing.T) {
-	for _, tc := range []struct{ prompt, in, want string }{
+	for _, tc := range []struct{ head, prompt, in, want string }{
 		// the stand-in becomes the prompt; line ends lose the \r the terminal adds
-		{"\x1b[1mP\x1b[0m> ", standIn + standIn + standIn + "ls\r\n", "\x1b[1mP\x1b[0m> ls\n"},
+		{"", "\x1b[1mP\x1b[0m> ", standIn + standIn + standIn + "ls\r\n", "\x1b[1mP\x1b[0m> ls\n"},
 		// a prompt wider than the window comes in pieces: the line ends between them go
-		{"abcd", standIn + standIn + "\r\n" + standIn + standIn + "\r\n", "abcd\n"},
-		{"p", "x\x1b[D", "x\x1b[D"},
+		{"", "abcd", standIn + standIn + "\r\n" + standIn + standIn + "\r\n", "abcd\n"},
+		{"top\n", "p", "x\x1b[D", "x\x1b[D"},
+		// Ctrl-L: the prompt's first lines come back too
+		{"top\n", "p", clearScreen + standIn + "x", clearScreen + "top\npx"},
 	} {
 		var b strings.Builder
-		s := &editorScreen{w: &b, prompt: tc.prompt}
+		s := &editorScreen{w: &b, head: tc.head, prompt: tc.prompt}
 		if _, err := s.Write([]byte(tc.in)); err != nil || b.String() != tc.want {
 			t.Errorf("Write(%q) wrote %q, want %q", tc.in, b.String(), tc.want)
 		}
