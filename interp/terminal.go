@@ -3,6 +3,8 @@ package interp
 import (
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
@@ -54,6 +56,9 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 	editor := &lineEditor{keys: keys, out: t.Out, mode: mode, history: t.History}
 	unit := unitText{shell: h.Shell}
 	lines := make(chan lineRead, 1)
+	resizes := make(chan os.Signal, 1)
+	signal.Notify(resizes, syscall.SIGWINCH)
+	defer signal.Stop(resizes)
 	for {
 		// Typed-ahead text is read by the editor from here on, as readline reads it.
 		mode.edit()
@@ -66,14 +71,19 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 			line, err := editor.readLine(shown)
 			lines <- lineRead{line, err}
 		}()
-		var read lineRead
-		select {
-		case <-t.Interrupts:
-			keys.cancel()
-			<-lines
-			keys.reset()
-			read.err = errInterrupted
-		case read = <-lines:
+		read, waiting := lineRead{}, true
+		for waiting {
+			select {
+			case <-t.Interrupts:
+				keys.cancel()
+				<-lines
+				keys.reset()
+				read.err, waiting = errInterrupted, false
+			case <-resizes:
+				editor.resized()
+			case read = <-lines:
+				waiting = false
+			}
 		}
 		if read.err == errInterrupted {
 			if mode.editing && mode.echoesControl() {

@@ -3,6 +3,7 @@ package interp
 import (
 	"io"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
@@ -18,6 +19,19 @@ type lineEditor struct {
 	out     io.Writer
 	mode    *termMode
 	history *History
+	mu      sync.Mutex
+	editing *sizedKeys // of the line being edited, for resized
+}
+
+// resized tells the editor of a line being edited that the window's size changed: it draws
+// the line again for the new width, as readline does on SIGWINCH.
+func (e *lineEditor) resized() {
+	e.mu.Lock()
+	k := e.editing
+	e.mu.Unlock()
+	if k != nil {
+		k.fit()
+	}
 }
 
 // standIn is what the editor is given as the prompt, one a column: the editor counts a
@@ -47,10 +61,19 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 	t.AutoCompleteCallback = e.history.complete
 	keys.t = t
 	keys.fit()
+	e.mu.Lock()
+	e.editing = keys
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		e.editing = nil
+		e.mu.Unlock()
+	}()
 	return t.ReadLine()
 }
 
-// readCooked reads a line of a terminal in canonical mode, one byte at a time.
+// readCooked reads a line of a terminal left in its mode, one byte at a time. A CR ends a line
+// too, as in readline: it reaches the session only when the terminal does not turn it into NL.
 func (e *lineEditor) readCooked() (string, error) {
 	var line []byte
 	var b [1]byte
@@ -58,7 +81,7 @@ func (e *lineEditor) readCooked() (string, error) {
 		if _, err := e.keys.Read(b[:]); err != nil {
 			return string(line), err
 		}
-		if b[0] == '\n' {
+		if b[0] == '\n' || b[0] == '\r' {
 			e.history.Add(string(line))
 			return string(line), nil
 		}
@@ -67,13 +90,14 @@ func (e *lineEditor) readCooked() (string, error) {
 }
 
 // sizedKeys gives the editor the terminal's keys and keeps it told of the window's width,
-// which it needs to wrap a long line: a resize shows at the next key. It also spells the keys
+// which it needs to wrap a long line. It also spells the keys
 // that the editor knows under one name only as it knows them: ESC O x (cursor keys, Home and
 // End of a terminal in application mode) as ESC [ x, and Home and End as tmux and the Linux
 // console send them (ESC [ 1 ~, ESC [ 7 ~; ESC [ 4 ~, ESC [ 8 ~) as ESC [ H and ESC [ F.
 type sizedKeys struct {
 	keys       *keyReader
 	t          *term.Terminal
+	mu         sync.Mutex // fit runs on the editor's reads and on SIGWINCH
 	cols, rows int
 	esc        int  // bytes of ESC [ seen
 	held       byte // a byte read to tell where a key ends, not given yet
@@ -81,6 +105,8 @@ type sizedKeys struct {
 }
 
 func (k *sizedKeys) fit() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	ws, err := unix.IoctlGetWinsize(k.keys.fd, unix.TIOCGWINSZ)
 	if err != nil || ws.Col == 0 {
 		return
