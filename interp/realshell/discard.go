@@ -19,17 +19,17 @@ import "strings"
 // more: each batch costs a line that bash reads a byte at a time.
 
 // mayDiscard tells whether text may hold an error on which bash abandons its whole command
-// (ends: the unit ends its batch), and whether it defines a function or a trap (defines: later
-// units may run its text). A byte scan, no parser and nothing compiled at package
+// (ends: the unit ends its batch), whether it defines a function or a trap (defines: later
+// units may run its text), and whether it may make a nameref. A byte scan, no parser and nothing compiled at package
 // initialisation (the -c fast path links this package).
-func mayDiscard(text string) (ends, defines bool) {
+func mayDiscard(text string) (ends, defines, nameref bool) {
 	// Comment lines say nothing, and sending them alone would change history (docs/shell.md).
 	if strings.IndexByte(text, '#') >= 0 {
 		text = withoutCommentLines(text)
 	}
-	attr, _ := declOptions(text)
+	attr, nameref := declOptions(text)
 	ends = attr || subscripts(text) || strings.Contains(text, "${!") || hasWord(text, "suspend") || sources(text)
-	return ends, definesCode(text)
+	return ends, definesCode(text), nameref
 }
 
 // definesCode tells whether text may define a function (`name()`, `name ()`, `function`) or a

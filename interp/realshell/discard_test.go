@@ -40,7 +40,7 @@ func TestMayDiscard(t *testing.T) {
 		{"echo ${a[@]} ${#b[*]} ${PIPESTATUS[@]}", false, false},
 		{"# Bash-2.01[.1] fails this\n  # declare -i x", false, false},
 	} {
-		ends, defines := mayDiscard(c.text)
+		ends, defines, _ := mayDiscard(c.text)
 		if ends != c.ends || defines != c.defines {
 			t.Errorf("mayDiscard(%q) = %v, %v, want %v, %v", c.text, ends, defines, c.ends, c.defines)
 		}

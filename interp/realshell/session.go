@@ -251,11 +251,9 @@ func (s *Shell) Forward(unit string) {
 		s.dupsStdin = true
 	}
 	// discard.go: what may lose the rest of a batch ends it.
-	discards, defines := mayDiscard(unit)
-	evaluates := mayEvaluate(unit)
-	if _, nameref := declOptions(unit); nameref {
-		s.namerefs = true
-	}
+	discards, defines, nameref := mayDiscard(unit)
+	s.namerefs = s.namerefs || nameref
+	evaluates := (defines || s.arithmetic) && mayEvaluate(unit)
 	s.evalDefs = s.evalDefs || defines && (discards || evaluates)
 	discards = discards || s.arithmetic && evaluates || s.namerefs && strings.IndexByte(unit, '$') >= 0
 	s.arithmetic = s.arithmetic || discards
