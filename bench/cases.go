@@ -115,10 +115,22 @@ func forwardedCommands(w *world) (cmds []string, last string) {
 func caseScript(ctx context.Context, w *world) []row {
 	const (
 		name, target = "1,000 forwarded commands piped to a session vs bash -s", "ratio <= 1.30"
+		termName     = "the same session under a terminal's envelopes (terminal-bench) vs bash -s"
 		floorName    = "a Go program piping the same script to bash -s vs bash -s"
 	)
-	fail := func(err error) []row { return []row{failed(name, target, err), failed(floorName, "reported", err)} }
+	fail := func(err error) []row {
+		return []row{failed(name, target, err), failed(termName, "reported", err), failed(floorName, "reported", err)}
+	}
 	h, err := w.newHome("script", []provider{{id: "bench", tools: 1}}, "none")
+	if err != nil {
+		return fail(err)
+	}
+	// A manifest naming an agent terminal makes every unit a question for its envelopes.
+	tb, err := w.newHome("script-tbench", []provider{{id: "bench", tools: 1}}, "none")
+	if err == nil {
+		tb.terminal = "terminal-bench"
+		err = tb.newTurn()
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -144,12 +156,14 @@ func caseScript(ctx context.Context, w *world) []row {
 		timed(w, fixed(spec{argv: []string{w.spear}, env: h.env, stdin: script}), same),
 		timed(w, fixed(bash), same),
 		timed(w, fixed(spec{argv: []string{w.tool("pipebash")}, env: h.env, stdin: script}), same),
+		timed(w, fixed(spec{argv: []string{w.spear}, env: tb.env, stdin: script}), same),
 	)
 	if err != nil {
 		return fail(err)
 	}
 	b := median(got[1])
-	return []row{judge(name, median(got[0]), b, "ms", 1.30), judge(floorName, median(got[2]), b, "ms", 0)}
+	return []row{judge(name, median(got[0]), b, "ms", 1.30), judge(termName, median(got[3]), b, "ms", 0),
+		judge(floorName, median(got[2]), b, "ms", 0)}
 }
 
 func caseInteractive(ctx context.Context, w *world) []row {

@@ -120,7 +120,8 @@ type home struct {
 	manifest string
 	env      []string
 	turn     int
-	keep     int // keep_providers of its turns: 0 (no keeper) unless a case wants the keeper
+	keep     int    // keep_providers of its turns: 0 (no keeper) unless a case wants the keeper
+	terminal string // the manifest's terminal; "" names none
 }
 
 // newHome writes a SPEAR_HOME whose one project is the workspace and whose providers are
@@ -173,6 +174,9 @@ func (h *home) newTurn() error {
 	h.turn++
 	m := map[string]any{"turn": fmt.Sprintf("bench-%s-%d", h.name, h.turn), "task": "implementation", "workspace": h.w.ws,
 		"keep_providers": h.keep}
+	if h.terminal != "" {
+		m["terminal"] = h.terminal
+	}
 	if err := writeJSON(h.manifest, m); err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
