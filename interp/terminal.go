@@ -57,8 +57,10 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 	unit := unitText{shell: h.Shell}
 	lines := make(chan lineRead, 1)
 	resizes := make(chan os.Signal, 1)
-	signal.Notify(resizes, syscall.SIGWINCH)
-	defer signal.Stop(resizes)
+	if !signal.Ignored(syscall.SIGWINCH) { // ignored at start, it stays so
+		signal.Notify(resizes, syscall.SIGWINCH)
+		defer signal.Stop(resizes)
+	}
 	for {
 		// Typed-ahead text is read by the editor from here on, as readline reads it.
 		mode.edit()

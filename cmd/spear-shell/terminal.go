@@ -23,9 +23,11 @@ func terminalSession(a realshell.Args, stdin, stderr *os.File, g *guard) *interp
 		return nil
 	}
 	takeTerminal(stdin)
-	// bash -i ignores Ctrl-Z at its prompt; a caught signal (unlike an ignored one) is not
-	// passed on to the real shell.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGTSTP)
+	// bash -i ignores Ctrl-Z at its prompt. A caught signal (unlike an ignored one) is not
+	// passed on to the real shell; one ignored at start stays so, and is passed on.
+	if !signal.Ignored(syscall.SIGTSTP) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGTSTP)
+	}
 	return &interp.Terminal{In: stdin, Out: stderr, Interrupts: g.watchTerminal(), History: sessionHistory()}
 }
 
