@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"os/signal"
 	"runtime"
 	"strings"
@@ -127,9 +128,13 @@ var errNoSymtab = errors.New("no symbol table (linked with -ldflags=-s?)")
 // PIE's) is what makes a function of this package's table address its run-time one.
 func findFwdSig(fd int) (uintptr, error) {
 	le := binary.LittleEndian
+	// Two pages on the heap for the reads: on the stack they would grow this goroutine's stack
+	// at the call, which costs more than all the reads.
+	page := os.Getpagesize()
+	buf := make([]byte, 2*page)
 	// Go's linker puts the section headers right after the program headers: one read of the
 	// first page usually holds them.
-	head := make([]byte, 4096)
+	head := buf[:page]
 	n, err := syscall.Pread(fd, head, 0)
 	if err != nil {
 		return 0, err
@@ -188,9 +193,8 @@ func findFwdSig(fd int) (uintptr, error) {
 	const pageMask = 1<<12 - 1
 	var value, anchorValue uint64
 	var shndx int
-	// A small buffer on the stack: a large one costs more to map and fault in than the reads.
-	var chunkBuf [170 * symSize]byte
-	chunk := chunkBuf[:]
+	// A page at a time: a larger buffer costs more to fault in than the reads it saves.
+	chunk := buf[page : page+page/symSize*symSize]
 	for end := symLen - symLen%symSize; end > 0 && (value == 0 || pie && anchorValue == 0); {
 		n := min(end, uint64(len(chunk)))
 		end -= n
