@@ -364,7 +364,8 @@ func (s *Shell) Sync() bool {
 	if n, err := strconv.Atoi(statuses[0]); err == nil && n != 0 {
 		s.status, s.restore = n, true
 	}
-	if len(statuses) > 2 || len(statuses) == 2 && statuses[0] != statuses[1] {
+	// Only digits go back into the script: __spear_p is a variable the session could set.
+	if (len(statuses) > 2 || len(statuses) == 2 && statuses[0] != statuses[1]) && statusList(fields[0]) {
 		s.status, s.restore, s.pipestatus = max(s.status, 0), true, fields[0]
 	}
 	s.tracing = len(fields) > 1 && strings.ContainsAny(fields[1], "xv")

@@ -109,6 +109,16 @@ func startsWithErrexit(cfg ShellConfig) bool {
 	return false
 }
 
+// statusList tells whether text is a reply's "s,p0,p1,...,": digits and commas only.
+func statusList(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if (text[i] < '0' || text[i] > '9') && text[i] != ',' {
+			return false
+		}
+	}
+	return text != ""
+}
+
 // ascii tells whether text holds no byte above 127.
 func ascii(text string) bool {
 	for i := 0; i < len(text); i++ {

@@ -2,6 +2,7 @@ package realshell
 
 import (
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -24,5 +25,20 @@ func TestPipestatusAcrossReply(t *testing.T) {
 	out, _ := io.ReadAll(r)
 	if want := "1 0 0\n0 1 0\n3 2 0 2\n"; string(out) != want {
 		t.Errorf("output %q, want %q", out, want)
+	}
+}
+
+// A session that sets the plumbing's __spear_p itself gets nothing of it run as plumbing.
+func TestPipestatusReplyIsDigits(t *testing.T) {
+	t.Parallel()
+	sh, r := startBashS(t)
+	// A DEBUG trap leaves batches without the tail that would overwrite it.
+	sh.Forward(`trap : DEBUG; __spear_p='1,0,;echo${IFS}INJECTED'`)
+	sh.Sync()
+	sh.Forward(`echo "after ${PIPESTATUS[@]}"`)
+	sh.Close()
+	out, _ := io.ReadAll(r)
+	if strings.Contains(string(out), "INJECTED") {
+		t.Errorf("output %q: the session's text ran as plumbing", out)
 	}
 }
