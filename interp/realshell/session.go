@@ -250,6 +250,12 @@ func (s *Shell) Forward(unit string) {
 		s.Flush()
 		s.dupsStdin = true
 	}
+	if !s.tracing && mentionsTracing(unit) {
+		// Inside a batch's eval, xtrace would trace with ++ and verbose show nothing: the units
+		// from this one on go as script text, until a reply says tracing is off.
+		s.Flush()
+		s.tracing = true
+	}
 	// discard.go: what may lose the rest of a batch ends it.
 	discards, defines, nameref := mayDiscard(unit)
 	s.namerefs = s.namerefs || nameref

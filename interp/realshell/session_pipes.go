@@ -64,9 +64,16 @@ func (s *Shell) Ending() { s.ending = true }
 // mentionsErrexit tells whether a unit may turn set -e on: errexit, or set with an option
 // holding e.
 func mentionsErrexit(unit string) bool {
-	if strings.Contains(unit, "errexit") {
-		return true
-	}
+	return strings.Contains(unit, "errexit") || setsOption(unit, "e")
+}
+
+// mentionsTracing tells whether a unit may turn xtrace or verbose on.
+func mentionsTracing(unit string) bool {
+	return strings.Contains(unit, "xtrace") || strings.Contains(unit, "verbose") || setsOption(unit, "xv")
+}
+
+// setsOption tells whether text may call set with an option word holding one of letters.
+func setsOption(unit, letters string) bool {
 	for rest := unit; ; {
 		i := strings.Index(rest, "set")
 		if i < 0 {
@@ -74,20 +81,20 @@ func mentionsErrexit(unit string) bool {
 		}
 		before := i == 0 || !isNameByte(rest[i-1])
 		rest = rest[i+3:]
-		if before && rest != "" && (rest[0] == ' ' || rest[0] == '\t') && setsE(rest) {
+		if before && rest != "" && (rest[0] == ' ' || rest[0] == '\t') && optionWord(rest, letters) {
 			return true
 		}
 	}
 }
 
-// setsE tells whether the arguments that start args (to the end of the command) hold an
-// option word with the letter e.
-func setsE(args string) bool {
+// optionWord tells whether the arguments that start args (to the end of the command) hold an
+// option word with one of letters.
+func optionWord(args, letters string) bool {
 	if end := strings.IndexAny(args, ";&|\n"); end >= 0 {
 		args = args[:end]
 	}
 	for _, word := range strings.Fields(args) {
-		if word[0] == '-' && strings.IndexByte(word, 'e') > 0 {
+		if word[0] == '-' && strings.ContainsAny(word[1:], letters) {
 			return true
 		}
 	}
