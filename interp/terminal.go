@@ -91,12 +91,14 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 			if mode.editing && mode.echoesControl() {
 				io.WriteString(t.Out, "^C")
 			}
+			t.History.Entered()
 			unit.take()
 			io.WriteString(t.Out, "\n")
 			sh.Interrupted()
 			continue
 		}
 		if read.err != nil {
+			t.History.Entered()
 			if unit.started() || read.line != "" {
 				// bash reports the incomplete command as it ends.
 				unit.text.WriteString(read.line)
@@ -108,6 +110,7 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 		if !unit.add(read.line + "\n") {
 			continue
 		}
+		t.History.Entered()
 		mode.restore()
 		before, ok := sh.Before()
 		if !ok {

@@ -2,16 +2,20 @@ package interp
 
 import (
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// History is a terminal session's list of the lines entered, which Up and Down recall and
-// Ctrl-R searches: the lines as typed (a command over several lines is recalled line by line),
-// blank lines left out, at most Size of them.
+// History is a terminal session's list of the commands entered, which Up and Down recall and
+// Ctrl-R searches: blank lines left out, at most size of them. A command over several lines is
+// one entry, on one line, as bash's cmdhist makes it ("if true; then echo x; fi"), unless it
+// cannot be written on one (a here-document, a quote holding a newline): then each line is one.
 type History struct {
 	entries []string // oldest first
 	size    int
 	file    *historyFile
 	search  historySearch
+	unit    []string // the lines of the command being entered
 }
 
 // NewHistory returns a history of at most size lines (bash's HISTSIZE; 500 when size is
@@ -30,15 +34,45 @@ func NewHistory(size int, file string) *History {
 	return h
 }
 
-// Add keeps a line entered (term.History).
+// Add takes a line entered (term.History): it is kept with the command's other lines until
+// Entered.
 func (h *History) Add(line string) {
-	if strings.TrimSpace(line) == "" {
-		return
+	h.unit = append(h.unit, line)
+}
+
+// Entered ends the command whose lines were added: it becomes an entry (or one a line), kept
+// and appended to the file.
+func (h *History) Entered() {
+	lines := h.unit
+	h.unit = nil
+	if len(lines) > 1 {
+		if one, ok := oneLine(strings.Join(lines, "\n")); ok {
+			lines = []string{one}
+		}
 	}
-	h.keep(line)
-	if h.file != nil {
-		h.file.add(line)
+	for _, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		h.keep(line)
+		if h.file != nil {
+			h.file.add(line)
+		}
 	}
+}
+
+// oneLine writes a command of several lines on one, if it can be.
+func oneLine(text string) (string, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	if syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, f) != nil {
+		return "", false
+	}
+	one := strings.TrimSuffix(b.String(), "\n")
+	return one, !strings.Contains(one, "\n")
 }
 
 func (h *History) keep(line string) {

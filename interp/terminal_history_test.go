@@ -10,7 +10,7 @@ import (
 func TestHistoryKeepsAndBounds(t *testing.T) {
 	h := NewHistory(3, "")
 	for _, line := range []string{"a", "", "  ", "b", "c", "d"} {
-		h.Add(line)
+		enter(h, line)
 	}
 	var got []string
 	for i := range h.Len() {
@@ -20,16 +20,50 @@ func TestHistoryKeepsAndBounds(t *testing.T) {
 		t.Errorf("history newest first = %q, want d,c,b (blank lines left out, 3 kept)", got)
 	}
 	none := NewHistory(0, "")
-	none.Add("x")
+	enter(none, "x")
 	if none.Len() != 0 {
 		t.Errorf("HISTSIZE=0 kept %d lines", none.Len())
+	}
+}
+
+// enter adds a command's lines as the editor adds them, and ends the command.
+func enter(h *History, lines ...string) {
+	for _, line := range lines {
+		h.Add(line)
+	}
+	h.Entered()
+}
+
+func TestHistoryCommandOnOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		lines []string
+		want  []string // newest last
+	}{
+		{[]string{"if true", "then echo x", "fi"}, []string{"if true; then echo x; fi"}},
+		{[]string{"for i in 1 2; do", "  echo $i", "done"}, []string{"for i in 1 2; do echo $i; done"}},
+		{[]string{"f() {", "echo 'a  b' \\", "  c", "}"}, []string{"f() { echo 'a  b' c; }"}},
+		// what cannot be on one line stays a line an entry
+		{[]string{"cat <<EOF", "body", "EOF"}, []string{"cat <<EOF", "body", "EOF"}},
+		{[]string{"echo 'a", "b'"}, []string{"echo 'a", "b'"}},
+		// a command cut short (Ctrl-C on its second line)
+		{[]string{"if true"}, []string{"if true"}},
+	} {
+		h := NewHistory(-1, "")
+		enter(h, tc.lines...)
+		var got []string
+		for i := h.Len() - 1; i >= 0; i-- {
+			got = append(got, h.At(i))
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q entered: history %q, want %q", tc.lines, got, tc.want)
+		}
 	}
 }
 
 func TestHistorySearch(t *testing.T) {
 	h := NewHistory(-1, "")
 	for _, line := range []string{"echo needle-1", "echo other", "echo needle-2", "echo needle-2"} {
-		h.Add(line)
+		enter(h, line)
 	}
 	const ctrlR = 'R' - '@'
 	line, pos, ok := h.complete("needle", 6, ctrlR)
@@ -64,7 +98,7 @@ func TestHistoryFile(t *testing.T) {
 	if h.Len() != 2 || h.At(0) != "two" || h.At(1) != "one" {
 		t.Fatalf("loaded %d lines", h.Len())
 	}
-	h.Add("three")
+	enter(h, "three")
 	if b, _ := os.ReadFile(path); string(b) != "one\n#1700000000\ntwo\nthree\n" {
 		t.Fatalf("file = %q", b)
 	}
@@ -73,7 +107,7 @@ func TestHistoryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	h = NewHistory(-1, filepath.Join(dir, "via", "hist"))
-	h.Add("four")
+	enter(h, "four")
 	if b, _ := os.ReadFile(path); h.Len() != 1 || strings.Contains(string(b), "four") {
 		t.Fatalf("written through a symlinked directory: %d lines, file %q", h.Len(), b)
 	}
