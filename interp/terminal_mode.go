@@ -36,7 +36,8 @@ func (m *termMode) edit() {
 	tio.Iflag &^= unix.ICRNL | unix.INLCR
 	// The editor ends its lines with \n and relies on the terminal to add \r.
 	tio.Oflag |= unix.OPOST | unix.ONLCR
-	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 1, 0
+	// A read returns at once, with what there is: the session waits in poll (terminal_keys.go).
+	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 0, 0
 	m.editing = unix.IoctlSetTermios(m.fd, unix.TCSETS, tio) == nil
 }
 
