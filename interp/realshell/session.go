@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -379,7 +378,7 @@ func (s *Shell) Sync() bool {
 	s.tailPending = false
 	s.promptCommands = nil
 	if len(fields) > 2 {
-		s.promptCommands = slices.DeleteFunc(fields[2:], func(f string) bool { return f == "" })
+		s.promptCommands = indices(fields[2:])
 	}
 	return true
 }

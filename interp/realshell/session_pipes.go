@@ -1,6 +1,7 @@
 package realshell
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -124,6 +125,14 @@ func statusList(text string) bool {
 		}
 	}
 	return text != ""
+}
+
+// indices keeps the fields that are array indices (digits): an associative PROMPT_COMMAND's
+// keys are the session's text, which the prompt's plumbing must not run.
+func indices(fields []string) []string {
+	return slices.DeleteFunc(fields, func(f string) bool {
+		return f == "" || strings.Trim(f, "0123456789") != ""
+	})
 }
 
 // ascii tells whether text holds no byte above 127.

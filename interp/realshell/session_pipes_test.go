@@ -42,3 +42,19 @@ func TestPipestatusReplyIsDigits(t *testing.T) {
 		t.Errorf("output %q: the session's text ran as plumbing", out)
 	}
 }
+
+// The keys of an associative PROMPT_COMMAND are the session's text: none of it runs as plumbing
+// (a terminal session's prompt runs each element by its index).
+func TestPromptCommandKeysAreDigits(t *testing.T) {
+	t.Parallel()
+	sh, r := startBashS(t)
+	sh.Forward(`unset PROMPT_COMMAND; declare -A PROMPT_COMMAND=(['0]}";echo${IFS}INJECTED;: "${x[0']=:)`)
+	if _, ok := sh.Prompt(false); !ok {
+		t.Fatal("the shell ended")
+	}
+	sh.Close()
+	out, _ := io.ReadAll(r)
+	if strings.Contains(string(out), "INJECTED") {
+		t.Errorf("output %q: the session's text ran as plumbing", out)
+	}
+}

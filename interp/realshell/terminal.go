@@ -85,7 +85,7 @@ func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 	if len(fields) > 0 {
 		fields = fields[1:]
 	}
-	s.promptCommands = fields
+	s.promptCommands = indices(fields)
 	return prompt, true
 }
 
