@@ -1,9 +1,11 @@
 package interp
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
@@ -58,7 +60,13 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 		io.Writer
 	}{keys, &editorScreen{w: e.out, head: p.head, prompt: p.last}}, stand)
 	t.History = e.history
-	t.AutoCompleteCallback = e.history.complete
+	long := false
+	t.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
+		if key >= ' ' && (key < 0xd800 || key > 0xdfff) && utf8.RuneCountInString(line) >= maxLine {
+			long = true
+		}
+		return e.history.complete(line, pos, key)
+	}
 	keys.t = t
 	keys.fit()
 	e.mu.Lock()
@@ -69,8 +77,18 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 		e.editing = nil
 		e.mu.Unlock()
 	}()
-	return t.ReadLine()
+	line, err := t.ReadLine()
+	if err == nil && long {
+		return "", errLineTooLong
+	}
+	return line, err
 }
+
+// maxLine is the longest line the editor holds: golang.org/x/term drops what is typed past it,
+// and a line cut short is not run.
+const maxLine = 4096
+
+var errLineTooLong = errors.New("spear-shell: a line longer than 4096 characters is not run")
 
 // readCooked reads a line of a terminal left in its mode, one byte at a time. A CR ends a line
 // too, as in readline: it reaches the session only when the terminal does not turn it into NL.
