@@ -53,7 +53,13 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 	}
 	mode := t.termMode()
 	defer mode.restore()
-	editor := &lineEditor{keys: keys, out: t.Out, mode: mode, history: t.History}
+	completions := make(chan completion)
+	editor := &lineEditor{keys: keys, out: t.Out, mode: mode, history: t.History,
+		complete: func(word string, command bool) []string {
+			c := completion{word, command, make(chan []string, 1)}
+			completions <- c
+			return <-c.reply
+		}}
 	unit := unitText{shell: h.Shell}
 	lines := make(chan lineRead, 1)
 	resizes := make(chan os.Signal, 1)
@@ -78,9 +84,20 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 			select {
 			case <-t.Interrupts:
 				keys.cancel()
-				<-lines
+				for done := false; !done; {
+					select {
+					case <-lines:
+						done = true
+					case c := <-completions:
+						c.reply <- nil
+					}
+				}
 				keys.reset()
 				read.err, waiting = errInterrupted, false
+			case c := <-completions:
+				// The real shell is asked between reads only, from this goroutine.
+				words, _ := sh.Completions(c.word, c.command)
+				c.reply <- words
 			case <-resizes:
 				editor.resized()
 			case read = <-lines:
@@ -150,6 +167,13 @@ func drained(c <-chan struct{}) bool {
 			return held
 		}
 	}
+}
+
+// completion is Tab's request for the words that may complete word.
+type completion struct {
+	word    string
+	command bool
+	reply   chan []string
 }
 
 type lineRead struct {

@@ -21,8 +21,10 @@ type lineEditor struct {
 	out     io.Writer
 	mode    *termMode
 	history *History
-	mu      sync.Mutex
-	editing *sizedKeys // of the line being edited, for resized
+	// complete gives the candidates for Tab, from the real shell; nil for none.
+	complete completer
+	mu       sync.Mutex
+	editing  *sizedKeys // of the line being edited, for resized
 }
 
 // resized tells the editor of a line being edited that the window's size changed: it draws
@@ -65,7 +67,16 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 		if key >= ' ' && (key < 0xd800 || key > 0xdfff) && utf8.RuneCountInString(line) >= maxLine {
 			long = true
 		}
-		return e.history.complete(line, pos, key)
+		if key == '\t' {
+			// Tab completes (it is never put in the line, as in readline).
+			if e.complete != nil {
+				if l, p, ok := e.complete.complete(line, pos); ok {
+					return l, p, true
+				}
+			}
+			return line, pos, true
+		}
+		return e.history.search(line, pos, key)
 	}
 	keys.t = t
 	keys.fit()

@@ -11,11 +11,11 @@ import (
 // one entry, on one line, as bash's cmdhist makes it ("if true; then echo x; fi"), unless it
 // cannot be written on one (a here-document, a quote holding a newline): then each line is one.
 type History struct {
-	entries []string // oldest first
-	size    int
-	file    *historyFile
-	search  historySearch
-	unit    []string // the lines of the command being entered
+	entries   []string // oldest first
+	size      int
+	file      *historyFile
+	searching historySearch
+	unit      []string // the lines of the command being entered
 }
 
 // NewHistory returns a history of at most size lines (bash's HISTSIZE; 500 when size is
@@ -97,29 +97,26 @@ type historySearch struct {
 	at           int
 }
 
-// complete serves the keys the editor leaves to its caller: Ctrl-R puts in place of the line
+// search serves Ctrl-R, a key the editor leaves to its caller: it puts in place of the line
 // the newest line of the history that holds what was typed (again: the next older one that
-// differs), and
-// Tab is kept in the line as typed (there is no completion).
-func (h *History) complete(line string, pos int, key rune) (string, int, bool) {
+// differs). Another key ends the search.
+func (h *History) search(line string, pos int, key rune) (string, int, bool) {
 	switch key {
-	case '\t':
-		return line[:pos] + "\t" + line[pos:], pos + 1, true
 	case 'R' - '@':
 		from := 0
-		if h.search.found == "" || line != h.search.found {
-			h.search = historySearch{query: line}
+		if h.searching.found == "" || line != h.searching.found {
+			h.searching = historySearch{query: line}
 		} else {
-			from = h.search.at + 1
+			from = h.searching.at + 1
 		}
 		for i := from; i < h.Len(); i++ {
-			if e := h.At(i); e != line && strings.Contains(e, h.search.query) {
-				h.search.found, h.search.at = e, i
+			if e := h.At(i); e != line && strings.Contains(e, h.searching.query) {
+				h.searching.found, h.searching.at = e, i
 				return e, len(e), true
 			}
 		}
 		return line, pos, true
 	}
-	h.search = historySearch{}
+	h.searching = historySearch{}
 	return "", 0, false
 }
