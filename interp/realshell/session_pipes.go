@@ -147,20 +147,20 @@ func ascii(text string) bool {
 
 // statusDef defines the function setStatus calls.
 const statusDef = "function __spear_r { " + bi + "unset -f __spear_r; " + bi + "unset -v __spear_s __spear_p; " +
-	bi + "return ${1%%,*}; }; "
+	bi + `return "${1%%,*}"; }; `
 
 // pipesShape is called with __spear_p; it removes itself and the variables, and returns the
 // shape of the pipeline to run: 4 times its length, plus 0 when $? is its status and 0, 1 when
 // $? is its (failing) status, 2 when $? is its status negated; 1 for a pipeline longer than
 // pipesMax. $_ is then __spear_p, which each command of the pipeline reads its status from.
 const pipesShape = "function __spear_q { " + bi + "unset -f __spear_q; " + bi + "unset -v __spear_p __spear_s; " +
-	bi + "local __spear_t=$1 __spear_x __spear_v __spear_c __spear_n; " + bi + "local -a __spear_a; " +
-	`while [[ $__spear_t ]]; do __spear_a+=("${__spear_t%%,*}"); __spear_t=${__spear_t#*,}; done; ` +
+	bi + `local __spear_t="$1" __spear_x __spear_v __spear_c __spear_n; ` + bi + "local -a __spear_a; " +
+	`while [[ $__spear_t == *,* ]]; do __spear_a+=("${__spear_t%%,*}"); __spear_t=${__spear_t#*,}; done; ` +
 	"__spear_n=$(( ${#__spear_a[@]} - 1 )); __spear_v=${__spear_a[__spear_n]}; " +
 	`if [[ -o pipefail ]]; then __spear_v=0; for __spear_x in "${__spear_a[@]:1}"; do (( __spear_x == 0 )) || __spear_v=$__spear_x; done; fi; ` +
 	"if (( __spear_a[0] == __spear_v )); then __spear_c=$(( __spear_v != 0 )); else __spear_c=2; fi; " +
 	"(( __spear_n > PIPESMAX )) && " + bi + "return 1; (( __spear_n > 1 )) && " + bi + "unset -f __spear_r; " +
-	bi + "return $(( __spear_n * 4 + __spear_c )); }; "
+	bi + `return "$(( __spear_n * 4 + __spear_c ))"; }; `
 
 // restoreStatus gives back the $? saved in __spear_s (and in pipes mode PIPESTATUS, from
 // __spear_p when set) without tripping set -e.
@@ -199,7 +199,7 @@ func pipesRestoreText() string {
 func pipeline(n int) string {
 	parts := make([]string, n)
 	for k := range parts {
-		parts[k] = "(__spear_x=$_; " + strings.Repeat("__spear_x=${__spear_x#*,}; ", k+1) + bi + "exit ${__spear_x%%,*})"
+		parts[k] = "(__spear_x=$_; " + strings.Repeat("__spear_x=${__spear_x#*,}; ", k+1) + bi + `exit "${__spear_x%%,*}")`
 	}
 	return strings.Join(parts, " | ")
 }
