@@ -25,7 +25,8 @@ import (
 // process started with is kept only in the runtime's unexported array fwdSig. No API reports
 // it, and the linker refuses a //go:linkname to it (Go 1.23's check), assembly included. So
 // its address is read from this binary's own ELF symbol table (/proc/self/exe), corrected for
-// a PIE's load address, and the array is read in place. Without a symbol table (a binary
+// a PIE's load address, and the array is read in place once a variable of this package is found
+// where the table says (another binary's table gives no address). Without a symbol table (a binary
 // linked with -ldflags=-s), or with a symbol that does not look like the runtime's, only
 // SIGHUP and SIGINT are known (signal.Ignored).
 
@@ -148,7 +149,7 @@ func findFwdSig(fd int) (uintptr, error) {
 		return 0, errors.New("unexpected section headers")
 	}
 	var sh []byte
-	if shoff+uint64(shnum*64) <= uint64(n) {
+	if shoff <= uint64(n) && uint64(shnum*64) <= uint64(n)-shoff {
 		sh = head[shoff : shoff+uint64(shnum*64)]
 	} else {
 		sh = make([]byte, shnum*64)
@@ -176,14 +177,14 @@ func findFwdSig(fd int) (uintptr, error) {
 	// Go's linker writes the data symbols after the functions, the runtime's near the end:
 	// the table is read backwards, a chunk at a time, until what is needed is found.
 	pie := le.Uint16(eh[16:]) == 3 // ET_DYN; an ET_EXEC is loaded where it was linked
-	var entry uintptr
-	var anchorName string
-	if pie {
-		// The anchor is a function of this package, found by its name where its table address
-		// can be its run-time one (a load bias is a whole number of pages).
-		anchor := anchorFunc()
-		entry, anchorName = anchor.Entry(), anchor.Name()
-	}
+	// The anchors are a function and a variable of this package, found by their names where
+	// their table addresses can be their run-time ones (a load bias is a whole number of
+	// pages): the function gives a PIE's load bias, and the variable must then lie where the
+	// table says, which another binary's table (another build of this one) does not give.
+	anchor := anchorFunc()
+	entry, anchorName := anchor.Entry(), anchor.Name()
+	data := uint64(uintptr(unsafe.Pointer(&dataAnchor)))
+	dataName := strings.TrimSuffix(anchorName, "anchorFunc") + "dataAnchor"
 	nameIs := func(off uint32, want string) bool {
 		buf := make([]byte, len(want)+1)
 		n, err := syscall.Pread(fd, buf, int64(strOff)+int64(off))
@@ -191,11 +192,11 @@ func findFwdSig(fd int) (uintptr, error) {
 	}
 	const wantSize = nsig * unsafe.Sizeof(uintptr(0))
 	const pageMask = 1<<12 - 1
-	var value, anchorValue uint64
+	var value, anchorValue, dataValue uint64
 	var shndx int
 	// A page at a time: a larger buffer costs more to fault in than the reads it saves.
 	chunk := buf[page : page+page/symSize*symSize]
-	for end := symLen - symLen%symSize; end > 0 && (value == 0 || pie && anchorValue == 0); {
+	for end := symLen - symLen%symSize; end > 0 && (value == 0 || dataValue == 0 || pie && anchorValue == 0); {
 		n := min(end, uint64(len(chunk)))
 		end -= n
 		if got, err := syscall.Pread(fd, chunk[:n], int64(symOff+end)); err != nil || uint64(got) != n {
@@ -207,6 +208,11 @@ func findFwdSig(fd int) (uintptr, error) {
 			case kind == 1 && value == 0 && le.Uint64(e[16:]) == uint64(wantSize): // STT_OBJECT
 				if nameIs(le.Uint32(e), fwdSigName) {
 					value, shndx = le.Uint64(e[8:]), int(le.Uint16(e[6:]))
+				}
+			case kind == 1 && dataValue == 0 && le.Uint64(e[16:]) == uint64(unsafe.Sizeof(dataAnchor)) &&
+				(pie && le.Uint64(e[8:])&pageMask == data&pageMask || !pie && le.Uint64(e[8:]) == data):
+				if nameIs(le.Uint32(e), dataName) {
+					dataValue = le.Uint64(e[8:])
 				}
 			case kind == 2 && pie && anchorValue == 0 && le.Uint64(e[8:])&pageMask == uint64(entry)&pageMask: // STT_FUNC
 				if nameIs(le.Uint32(e), anchorName) {
@@ -221,19 +227,29 @@ func findFwdSig(fd int) (uintptr, error) {
 	if pie && anchorValue == 0 {
 		return 0, fmt.Errorf("no %s in the symbol table", anchorName)
 	}
+	if dataValue == 0 {
+		return 0, fmt.Errorf("no %s at its run-time address in the symbol table: not this binary's", dataName)
+	}
 	if shndx == 0 || shndx >= shnum {
 		return 0, fmt.Errorf("%s: section %d", fwdSigName, shndx)
 	}
 	in := section(shndx)
 	flags, secAddr, secLen := le.Uint64(in[8:]), le.Uint64(in[0x10:]), le.Uint64(in[0x20:])
-	if flags&3 != 3 || value < secAddr || value+uint64(wantSize) > secAddr+secLen { // SHF_WRITE|SHF_ALLOC
+	if flags&3 != 3 || value < secAddr || value-secAddr > secLen || secLen-(value-secAddr) < uint64(wantSize) { // SHF_WRITE|SHF_ALLOC
 		return 0, fmt.Errorf("%s does not lie in a writable section", fwdSigName)
 	}
 	if pie {
-		value += uint64(entry) - anchorValue // the load bias
+		bias := uint64(entry) - anchorValue
+		if dataValue+bias != data {
+			return 0, fmt.Errorf("%s not at its run-time address: not this binary's symbol table", dataName)
+		}
+		value += bias
 	}
 	return uintptr(value), nil
 }
+
+// dataAnchor is the variable the symbol table must place where it is (findFwdSig).
+var dataAnchor uintptr
 
 // anchorFunc describes itself: a function whose run-time entry and symbol name are known.
 //
