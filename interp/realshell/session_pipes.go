@@ -154,7 +154,7 @@ const statusDef = "function __spear_r { " + bi + "unset -f __spear_r; " + bi + "
 // $? is its (failing) status, 2 when $? is its status negated; 1 for a pipeline longer than
 // pipesMax. $_ is then __spear_p, which each command of the pipeline reads its status from.
 const pipesShape = "function __spear_q { " + bi + "unset -f __spear_q; " + bi + "unset -v __spear_p __spear_s; " +
-	bi + `local __spear_t="$1" __spear_x __spear_v __spear_c __spear_n; ` + bi + "local -a __spear_a; " +
+	bi + "local __spear_t __spear_x __spear_v __spear_c __spear_n; " + bi + `local -a __spear_a; __spear_t="$1"; ` +
 	`while [[ $__spear_t == *,* ]]; do __spear_a+=("${__spear_t%%,*}"); __spear_t=${__spear_t#*,}; done; ` +
 	"__spear_n=$(( ${#__spear_a[@]} - 1 )); __spear_v=${__spear_a[__spear_n]}; " +
 	`if [[ -o pipefail ]]; then __spear_v=0; for __spear_x in "${__spear_a[@]:1}"; do (( __spear_x == 0 )) || __spear_v=$__spear_x; done; fi; ` +
