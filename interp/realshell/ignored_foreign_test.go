@@ -3,7 +3,6 @@ package realshell
 import (
 	"encoding/binary"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,20 +15,8 @@ import (
 func TestFindFwdSigRefusesOthers(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	var files []string
-	for _, b := range []struct {
-		name  string
-		flags []string
-	}{{"plain", nil}, {"pie", []string{"-buildmode=pie"}}} {
-		bin := filepath.Join(dir, b.name)
-		args := append(append([]string{"build", "-o", bin}, b.flags...), "./testdata/ignoredprobe")
-		cmd := exec.Command("go", args...)
-		cmd.Env = append(cmd.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		files = append(files, bin)
-	}
+	buildProbes(t, dir, false)
+	files := []string{filepath.Join(dir, "plain"), filepath.Join(dir, "pie")}
 	header := func(shoff uint64, shnum uint16) []byte {
 		h := make([]byte, 64)
 		copy(h, "\x7fELF\x02\x01\x01")

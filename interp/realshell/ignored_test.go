@@ -16,23 +16,7 @@ import (
 func TestIgnoredAtStart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	builds := []struct {
-		name  string
-		flags []string
-	}{
-		{"plain", nil},
-		{"pie", []string{"-buildmode=pie"}},
-		{"stripped", []string{"-ldflags=-s"}},
-	}
-	for _, b := range builds {
-		bin := filepath.Join(dir, b.name)
-		args := append(append([]string{"build", "-o", bin}, b.flags...), "./testdata/ignoredprobe")
-		cmd := exec.Command("go", args...)
-		cmd.Env = append(cmd.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	buildProbes(t, dir, true)
 	tests := []struct{ build, traps string }{
 		{"plain", ""},
 		{"plain", "trap '' TERM PIPE"},
@@ -55,6 +39,30 @@ func TestIgnoredAtStart(t *testing.T) {
 	}
 	if err != nil || string(out) != want {
 		t.Errorf("stripped: got %q (%v), want %q", out, err, want)
+	}
+}
+
+// buildProbes builds testdata/ignoredprobe in dir as plain, pie and (with stripped) stripped.
+func buildProbes(t *testing.T, dir string, stripped bool) {
+	builds := []struct {
+		name  string
+		flags []string
+	}{
+		{"plain", nil},
+		{"pie", []string{"-buildmode=pie"}},
+		{"stripped", []string{"-ldflags=-s"}},
+	}
+	if !stripped {
+		builds = builds[:2]
+	}
+	for _, b := range builds {
+		bin := filepath.Join(dir, b.name)
+		args := append(append([]string{"build", "-o", bin}, b.flags...), "./testdata/ignoredprobe")
+		cmd := exec.Command("go", args...)
+		cmd.Env = append(cmd.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 }
 
