@@ -16,8 +16,10 @@ import "strings"
 
 // historyOn starts a batch's prelude: history back on if the last batch's tail turned it off.
 // With HISTFILE empty for it: `set -o history` reads HISTFILE when no line has been kept yet
-// this session (the tails' own entries are removed), which bash -s would not do there.
-const historyOn = `[[ -z ${__spear_h-} ]] || HISTFILE= ` + bi + "set -o history; " + bi + "unset -v __spear_h; "
+// this session (the tails' own entries are removed), which bash -s would not do there. A
+// readonly HISTFILE refuses that with a message, printed before the command's own redirections
+// are made: the group's send it nowhere.
+const historyOn = `[[ -z ${__spear_h-} ]] || { HISTFILE= ` + bi + "set -o history; } 2>/dev/null; " + bi + "unset -v __spear_h; "
 
 // historyTail ends a batch, on the line of pipesTail (one entry to remove): it ends with status
 // 0 (the batch's status is in __spear_p).
