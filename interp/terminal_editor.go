@@ -14,8 +14,9 @@ import (
 // lineEditor reads the lines of a terminal session as readline reads them for bash -i, with
 // golang.org/x/term's Terminal doing the editing (cursor keys, Home and End, Ctrl-A, -E, -B,
 // -F, -K, -U, -W, -T, -L, Backspace and Delete) and the recall (Up and Down, Ctrl-P and
-// Ctrl-N), and the session's History behind it (Ctrl-R searches it). A terminal that does not
-// echo is read as its line discipline gives lines, the prompt shown and nothing drawn.
+// Ctrl-N), the session's History behind it (Ctrl-R searches it) and Tab completing from the
+// real shell. A terminal that does not echo is read as its line discipline gives lines, the
+// prompt shown and nothing drawn.
 type lineEditor struct {
 	keys    *keyReader
 	out     io.Writer
