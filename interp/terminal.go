@@ -114,14 +114,6 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 			sh.Interrupted()
 			continue
 		}
-		if read.err == errLineTooLong {
-			// Cut short, it is not what was typed: the command it belongs to is dropped.
-			io.WriteString(t.Out, read.err.Error()+"\n")
-			t.History.Entered()
-			unit.take()
-			sh.SetStatusInList(2) // not a command that failed: set -e does not act
-			continue
-		}
 		if read.err != nil {
 			t.History.Entered()
 			if unit.started() || read.line != "" {

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -49,7 +48,7 @@ const standIn = "\uFDD0"
 func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 	if !e.mode.editing {
 		io.WriteString(e.out, p.head+p.last)
-		return e.readCooked()
+		return e.readQuiet()
 	}
 	stand := strings.Repeat(standIn, p.width)
 	if p.width == 0 {
@@ -58,16 +57,13 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 		io.WriteString(e.out, p.head)
 	}
 	keys := &sizedKeys{keys: e.keys}
+	screen := &editorScreen{w: e.out, head: p.head, prompt: p.last}
 	t := term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{keys, &editorScreen{w: e.out, head: p.head, prompt: p.last}}, stand)
+	}{keys, screen}, stand)
 	t.History = e.history
-	long := false
 	t.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
-		if key >= ' ' && (key < 0xd800 || key > 0xdfff) && utf8.RuneCountInString(line) >= maxLine {
-			long = true
-		}
 		if key == '\t' {
 			// Tab completes (it is never put in the line, as in readline).
 			if e.complete != nil {
@@ -77,7 +73,13 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 			}
 			return line, pos, true
 		}
-		return e.history.search(line, pos, key)
+		if l, p, ok := e.history.search(line, pos, key); ok {
+			return l, p, true
+		}
+		if key >= ' ' && (key < 0xd800 || key > 0xdbff) && utf8.RuneCountInString(line) == editorLimit {
+			return screen.pastLimit(line, pos, key)
+		}
+		return "", 0, false
 	}
 	keys.t = t
 	keys.fit()
@@ -89,34 +91,7 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 		e.editing = nil
 		e.mu.Unlock()
 	}()
-	line, err := t.ReadLine()
-	if err == nil && long {
-		return "", errLineTooLong
-	}
-	return line, err
-}
-
-// maxLine is the longest line the editor holds: golang.org/x/term drops what is typed past it,
-// and a line cut short is not run.
-const maxLine = 4096
-
-var errLineTooLong = errors.New("spear-shell: a line longer than 4096 characters is not run")
-
-// readCooked reads a line of a terminal left in its mode, one byte at a time. A CR ends a line
-// too, as in readline: it reaches the session only when the terminal does not turn it into NL.
-func (e *lineEditor) readCooked() (string, error) {
-	var line []byte
-	var b [1]byte
-	for {
-		if _, err := e.keys.Read(b[:]); err != nil {
-			return string(line), err
-		}
-		if b[0] == '\n' || b[0] == '\r' {
-			e.history.Add(string(line))
-			return string(line), nil
-		}
-		line = append(line, b[0])
-	}
+	return t.ReadLine()
 }
 
 // sizedKeys gives the editor the terminal's keys and keeps it told of the window's width,
@@ -198,13 +173,15 @@ func (k *sizedKeys) next() (byte, error) {
 type editorScreen struct {
 	w            io.Writer
 	head, prompt string
+	mu           sync.Mutex // the editor draws from its reads and on SIGWINCH
+	appended     string     // a key pastLimit put at the end of the line, not drawn yet
 }
 
 // clearScreen is how the editor clears the screen.
 const clearScreen = "\x1b[2J\x1b[H"
 
 func (s *editorScreen) Write(p []byte) (int, error) {
-	text := string(p)
+	text := s.drawn(string(p))
 	if i := strings.Index(text, standIn); i >= 0 {
 		j := strings.LastIndex(text, standIn) + len(standIn)
 		head := text[:i]

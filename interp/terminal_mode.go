@@ -11,14 +11,16 @@ import (
 type termMode struct {
 	fd      int
 	saved   *unix.Termios // nil while a command has the terminal
-	editing bool          // the editor's mode is on (not when the saved settings do not echo)
+	set     bool          // the session's settings are on: restore puts the saved ones back
+	editing bool          // the editor draws the line (the saved settings echo)
 }
 
-// edit saves the terminal's settings, once until restore, and turns the editor's mode on if
-// the terminal echoes: no canonical input (keys come as they are typed), no echo (the editor
-// draws the line), CR and NL kept apart (both end a line), but ISIG kept, so that Ctrl-C is
-// still SIGINT. A terminal that does not echo (pexpect's echo=False, `stty -echo`) keeps its
-// settings: readline draws nothing there either, and lines are read as the terminal gives them.
+// edit saves the terminal's settings, once until restore, and turns the editor's mode on:
+// no canonical input (keys come as they are typed, and a line may be longer than the 4095
+// characters the kernel holds of one), no echo (the editor draws the line), CR and NL kept
+// apart (both end a line), but ISIG kept, so that Ctrl-C is still SIGINT. A terminal that
+// does not echo (pexpect's echo=False, `stty -echo`) gets no canonical input alone: readline
+// draws nothing there either, and quietLine does what the kernel's line editing did.
 func (m *termMode) edit() {
 	if m.saved != nil {
 		return
@@ -29,16 +31,17 @@ func (m *termMode) edit() {
 	}
 	saved := *tio
 	m.saved = &saved
-	if tio.Lflag&unix.ECHO == 0 {
-		return
-	}
+	echoes := tio.Lflag&unix.ECHO != 0
 	tio.Lflag &^= unix.ICANON | unix.ECHO
-	tio.Iflag &^= unix.ICRNL | unix.INLCR
-	// The editor ends its lines with \n and relies on the terminal to add \r.
-	tio.Oflag |= unix.OPOST | unix.ONLCR
+	if echoes {
+		tio.Iflag &^= unix.ICRNL | unix.INLCR
+		// The editor ends its lines with \n and relies on the terminal to add \r.
+		tio.Oflag |= unix.OPOST | unix.ONLCR
+	}
 	// A read returns at once, with what there is: the session waits in poll (terminal_keys.go).
 	tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 0, 0
-	m.editing = unix.IoctlSetTermios(m.fd, unix.TCSETS, tio) == nil
+	m.set = unix.IoctlSetTermios(m.fd, unix.TCSETS, tio) == nil
+	m.editing = m.set && echoes
 }
 
 // restore puts back the settings saved by edit.
@@ -46,10 +49,10 @@ func (m *termMode) restore() {
 	if m.saved == nil {
 		return
 	}
-	if m.editing {
+	if m.set {
 		_ = unix.IoctlSetTermios(m.fd, unix.TCSETS, m.saved)
 	}
-	m.saved, m.editing = nil, false
+	m.saved, m.set, m.editing = nil, false, false
 }
 
 // echoesControl tells whether the saved settings show control characters (ECHOCTL): readline
