@@ -183,7 +183,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	scriptR.Close()
 	replyW.Close()
-	s := &Shell{history: startsWithHistory(cfg), errexit: startsWithErrexit(cfg), cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: cfg.Tracing, terminal: cfg.Terminal != nil}
+	s := &Shell{history: startsWithHistory(cfg), errexit: startsWithErrexit(cfg), cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: startsTracing(cfg), terminal: cfg.Terminal != nil}
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()

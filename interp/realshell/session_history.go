@@ -33,12 +33,7 @@ func startsWithHistory(cfg ShellConfig) bool {
 			return true
 		}
 	}
-	for _, kv := range cfg.Env {
-		if strings.HasPrefix(kv, "SHELLOPTS=") && strings.Contains(kv, "history") {
-			return true
-		}
-	}
-	return false
+	return shellOpts(cfg, "history")
 }
 
 // mentionsHistory tells whether a unit may turn history on: from then on batches keep it clean.

@@ -109,12 +109,23 @@ func startsWithErrexit(cfg ShellConfig) bool {
 			return true
 		}
 	}
+	return shellOpts(cfg, "errexit")
+}
+
+// shellOpts tells whether the environment's SHELLOPTS, which bash turns on at start, may name
+// option.
+func shellOpts(cfg ShellConfig, option string) bool {
 	for _, kv := range cfg.Env {
-		if strings.HasPrefix(kv, "SHELLOPTS=") && strings.Contains(kv, "errexit") {
+		if strings.HasPrefix(kv, "SHELLOPTS=") && strings.Contains(kv, option) {
 			return true
 		}
 	}
 	return false
+}
+
+// startsTracing tells whether the shell may start with xtrace or verbose on (-x, -v, SHELLOPTS).
+func startsTracing(cfg ShellConfig) bool {
+	return cfg.Tracing || shellOpts(cfg, "xtrace") || shellOpts(cfg, "verbose")
 }
 
 // statusList tells whether text is a reply's "s,p0,p1,...,": digits and commas only.
