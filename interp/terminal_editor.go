@@ -14,8 +14,8 @@ import (
 // golang.org/x/term's Terminal doing the editing (cursor keys, Home and End, Ctrl-A, -E, -B,
 // -F, -K, -U, -W, -T, -L, Backspace and Delete) and the recall (Up and Down, Ctrl-P and
 // Ctrl-N), the session's History behind it (Ctrl-R searches it) and Tab completing from the
-// real shell. A terminal that does not echo is read as its line discipline gives lines, the
-// prompt shown and nothing drawn.
+// real shell; a line may be of any length (terminal_long.go). A terminal that does not echo
+// is read by readQuiet, the prompt shown and nothing drawn.
 type lineEditor struct {
 	keys    *keyReader
 	out     io.Writer

@@ -19,8 +19,8 @@ type termMode struct {
 // no canonical input (keys come as they are typed, and a line may be longer than the 4095
 // characters the kernel holds of one), no echo (the editor draws the line), CR and NL kept
 // apart (both end a line), but ISIG kept, so that Ctrl-C is still SIGINT. A terminal that
-// does not echo (pexpect's echo=False, `stty -echo`) gets no canonical input alone: readline
-// draws nothing there either, and quietLine does what the kernel's line editing did.
+// does not echo (pexpect's echo=False, `stty -echo`) only loses canonical input: readline
+// draws nothing there either, and readQuiet does what the kernel's line editing did.
 func (m *termMode) edit() {
 	if m.saved != nil {
 		return
