@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,10 @@ func newWorld(ctx context.Context, o options, goTool string) (*world, error) {
 		}
 	}
 	if err := w.build(ctx, goTool); err != nil {
+		os.RemoveAll(root)
+		return nil, err
+	}
+	if err := w.install(); err != nil {
 		os.RemoveAll(root)
 		return nil, err
 	}
@@ -307,4 +312,40 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " / ")
+}
+
+// install copies spear-shell and spear-shell-schema from -bin into the scratch directory, side
+// by side, and measures those copies: a deployment installs the binaries by copying them, and a
+// binary as the Go linker leaves it (written through a memory map) starts measurably slower
+// from the page cache than a copy with the same bytes (spear-shell -c true: about 0.1 ms, a
+// ratio of 1.17-1.19 against 1.11-1.12 for its copy, measured side by side on this machine).
+func (w *world) install() error {
+	dir := filepath.Join(w.root, "bin")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	for _, name := range []string{"spear-shell", "spear-shell-schema"} {
+		if err := copyExecutable(filepath.Join(w.o.bin, name), filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("install: %w", err)
+		}
+	}
+	w.spear = filepath.Join(dir, "spear-shell")
+	return nil
+}
+
+func copyExecutable(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
 }
