@@ -63,7 +63,7 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 		io.Writer
 	}{keys, screen}, stand)
 	t.History = e.history
-	t.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
+	keys.hook = func(line string, pos int, key rune) (string, int, bool) {
 		if key == '\t' {
 			// Tab completes (it is never put in the line, as in readline).
 			if e.complete != nil {
@@ -76,11 +76,16 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 		if l, p, ok := e.history.search(line, pos, key); ok {
 			return l, p, true
 		}
-		if key >= ' ' && (key < 0xd800 || key > 0xdbff) && utf8.RuneCountInString(line) == editorLimit {
-			return screen.pastLimit(line, pos, key)
+		if key >= ' ' && (key < 0xd800 || key > 0xdbff) {
+			n := utf8.RuneCountInString(line)
+			keys.length = lineLength{n: n + 1, known: true}
+			if n == editorLimit {
+				return screen.pastLimit(line, pos, key)
+			}
 		}
 		return "", 0, false
 	}
+	t.AutoCompleteCallback = keys.hook
 	keys.t = t
 	keys.fit()
 	e.mu.Lock()
@@ -102,6 +107,8 @@ func (e *lineEditor) readLine(p shownPrompt) (string, error) {
 type sizedKeys struct {
 	keys       *keyReader
 	t          *term.Terminal
+	hook       keyHook    // the editor's key hook, off while plain text goes onto a long line
+	length     lineLength // of the line, as the hook last saw it and plain text made it
 	mu         sync.Mutex // fit runs on the editor's reads and on SIGWINCH
 	cols, rows int
 	esc        int  // bytes of ESC [ seen
@@ -145,6 +152,12 @@ func (k *sizedKeys) Read(p []byte) (int, error) {
 		}
 	default:
 		k.esc = 0
+	}
+	// Read runs on the editor's goroutine, between its keys.
+	if k.length.plain(b) {
+		k.t.AutoCompleteCallback = nil
+	} else {
+		k.t.AutoCompleteCallback = k.hook
 	}
 	p[0] = b
 	return 1, nil

@@ -44,3 +44,34 @@ func TestPastLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestLineLength: the hook is off only for text typed onto a line known to be past the limit,
+// and the length follows it, a character of several bytes counted once.
+func TestLineLength(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		from  lineLength
+		bytes string
+		plain string // one letter a byte: y for hook off, n for on
+		n     int    // the length after, when known
+	}{
+		{"text", lineLength{n: editorLimit + 1, known: true}, "ab c", "yyyy", editorLimit + 5},
+		{"UTF-8", lineLength{n: editorLimit + 1, known: true}, "é日😀", "yyyyyyyyy", editorLimit + 4},
+		{"unknown", lineLength{}, "abc", "nnn", 0},
+		{"at the limit", lineLength{n: editorLimit, known: true}, "a", "n", 0},
+		{"Backspace", lineLength{n: editorLimit + 9, known: true}, "a\x7fb", "ynn", 0},
+		{"an escape sequence", lineLength{n: editorLimit + 9, known: true}, "\x1b[Da", "nnnn", 0},
+		{"Tab", lineLength{n: editorLimit + 9, known: true}, "\t", "n", 0},
+		{"a broken character", lineLength{n: editorLimit + 9, known: true}, "\xc3a", "yn", 0},
+		{"a byte that starts none", lineLength{n: editorLimit + 9, known: true}, "\xc0", "n", 0},
+	} {
+		l := tc.from
+		got := ""
+		for i := 0; i < len(tc.bytes); i++ {
+			got += map[bool]string{true: "y", false: "n"}[l.plain(tc.bytes[i])]
+		}
+		if got != tc.plain || (l.known && l.n != tc.n) {
+			t.Errorf("%s: plain %s, length %d (known %v); want %s, %d", tc.name, got, l.n, l.known, tc.plain, tc.n)
+		}
+	}
+}
