@@ -9,7 +9,7 @@ import (
 // $? and PIPESTATUS across a batch boundary. Every builtin resets PIPESTATUS when it returns, the
 // batch's eval included, and no assignment can set it: only a pipeline of as many commands
 // gives it back. So each batch ends with a tail that keeps $? and PIPESTATUS in __spear_p
-// ("s,p0,p1,...,") before the eval returns (a printf -v: nothing forks), and what reads $?
+// ("s,p0,p1,...,") before the eval returns (two assignments: nothing forks), and what reads $?
 // next (the next batch's prelude, a reply, the end) reads it from there. Once a session's text
 // names PIPESTATUS (pipes), the next batch (or the status restored after a reply, which carries
 // both too) starts by running a pipeline of `(exit pK)` subshells with the same statuses,
@@ -31,10 +31,13 @@ const pipesMax = 8
 
 // pipesTail ends a batch: $? and PIPESTATUS as the batch's last command left them. What reads
 // $? next (the next batch, a reply, the end) reads this. Script text (which xtrace may show)
-// has it in a group with stderr to /dev/null.
+// has it in a group with stderr to /dev/null. Assignments, not printf -v, which a session may
+// disable (enable -n): an array joins with spaces in an assignment, and the second keeps the
+// digits and commas only, whatever joined them.
 const (
-	pipesTail      = bi + "printf -v __spear_p '%s,' \"$?\" \"${PIPESTATUS[@]}\"\n"
-	pipesTailQuiet = "{ " + bi + "printf -v __spear_p '%s,' \"$?\" \"${PIPESTATUS[@]}\"; } 2>/dev/null\n"
+	pipesKeep      = "__spear_p=$?,${PIPESTATUS[@]/%/,}; __spear_p=${__spear_p//[!0-9,]/}"
+	pipesTail      = pipesKeep + "\n"
+	pipesTailQuiet = "{ " + pipesKeep + "; } 2>/dev/null\n"
 )
 
 // batchTail returns the tail a batch ends with, "" when none is needed.
