@@ -24,11 +24,12 @@ func (s *editorScreen) pastLimit(line string, pos int, key rune) (string, int, b
 
 // drawn is what the screen shows of text the editor draws: for the key pastLimit put at the
 // end of the line, the key (with the line end the editor adds at the window's edge) in place
-// of the whole line drawn again.
+// of the whole line drawn again. A resize may draw in between (the editor lets go of its lock
+// around the hook): it draws the prompt too, and is left as it is.
 func (s *editorScreen) drawn(text string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.appended == "" || text == "" {
+	if s.appended == "" || text == "" || strings.Contains(text, standIn) {
 		return text
 	}
 	key := s.appended

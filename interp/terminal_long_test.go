@@ -26,6 +26,8 @@ func TestPastLimit(t *testing.T) {
 			writes: []string{"", redraw + "y", "z"}, want: []string{"", "y", "z"}},
 		{name: "a write of something else (a resize)", pos: len(full), key: 'y', line: full + "y", newPos: len(full) + 1,
 			writes: []string{"\x1b[2A" + full, "y"}, want: []string{"\x1b[2A" + full, "y"}},
+		{name: "a resize's drawing first, with the prompt", pos: len(full), key: 'x', line: full + "x", newPos: len(full) + 1,
+			writes: []string{"\x1b[2A" + standIn + full[:len(full)-2] + "x", redraw + "x"}, want: []string{"\x1b[2A" + full[:len(full)-2] + "x", "x"}},
 		{name: "middle", pos: 4, key: 'y', line: "xxxxy" + full[4:], newPos: 5,
 			writes: []string{redraw + "y"}, want: []string{redraw + "y"}},
 	} {
