@@ -357,8 +357,10 @@ func (s *Shell) Sync() bool {
 	// which printf itself resets, so that it can be restored before the next command, and the
 	// indices of PROMPT_COMMAND's elements, which a terminal session runs before its prompt.
 	// $? comes with PIPESTATUS, "s,p0,p1,...,", or from the last batch's tail (session_pipes.go).
-	s.write(quiet(bi + "printf -v __spear_y '%s,' \"$?\" \"${PIPESTATUS[@]}\"; " + bi + "printf '%s %s %s %s\\0' " + token +
-		` "${__spear_p-$__spear_y}" "$-" "${!PROMPT_COMMAND[*]}" >&` + strconv.Itoa(replyFD) + "; " + bi + "unset -v __spear_p __spear_y"))
+	// The indices are joined by printf, not by "${!a[*]}", which would join them with IFS.
+	s.write(quiet(bi + "printf -v __spear_y '%s,' \"$?\" \"${PIPESTATUS[@]}\"; " + bi + "printf -v __spear_i '%s ' \"${!PROMPT_COMMAND[@]}\"; " +
+		bi + "printf '%s %s %s %s\\0' " + token + ` "${__spear_p-$__spear_y}" "$-" "$__spear_i" >&` + strconv.Itoa(replyFD) + "; " +
+		bi + "unset -v __spear_p __spear_y __spear_i"))
 	rest, ok := s.reply(token)
 	if !ok {
 		return false
