@@ -35,7 +35,7 @@ const pipesMax = 8
 // disable (enable -n): an array joins with spaces in an assignment, and the second keeps the
 // digits and commas only, whatever joined them.
 const (
-	pipesKeep      = "__spear_p=$?,${PIPESTATUS[@]/%/,}; __spear_p=${__spear_p//[!0-9,]/}"
+	pipesKeep      = "__spear_u=$_ __spear_p=$?,${PIPESTATUS[@]/%/,}; __spear_p=${__spear_p//[!0-9,]/}"
 	pipesTail      = pipesKeep + "\n"
 	pipesTailQuiet = "{ " + pipesKeep + "; } 2>/dev/null\n"
 )
@@ -160,14 +160,16 @@ func ascii(text string) bool {
 }
 
 // statusDef defines the function setStatus calls.
+// Given a second argument (the $_ the tail kept in __spear_u), it also removes __spear_u: the
+// call's last argument is then $_, as the user's last command left it.
 const statusDef = "function __spear_r { " + bi + "unset -f __spear_r; " + bi + "unset -v __spear_s __spear_p; " +
-	bi + `return "${1%%,*}"; }; `
+	"(( $# < 2 )) || " + bi + "unset -v __spear_u; " + bi + `return "${1%%,*}"; }; `
 
 // pipesShape is called with __spear_p; it removes itself and the variables, and returns the
 // shape of the pipeline to run: 4 times its length, plus 0 when $? is its status and 0, 1 when
 // $? is its (failing) status, 2 when $? is its status negated; 1 for a pipeline longer than
 // pipesMax. $_ is then __spear_p, which each command of the pipeline reads its status from.
-const pipesShape = "function __spear_q { " + bi + "unset -f __spear_q; " + bi + "unset -v __spear_p __spear_s; " +
+const pipesShape = "function __spear_q { " + bi + "unset -f __spear_q; " + bi + "unset -v __spear_p __spear_s __spear_u; " +
 	bi + "local __spear_t __spear_x __spear_v __spear_c __spear_n; " + bi + `local -a __spear_a; __spear_t="$1"; ` +
 	`while [[ $__spear_t == *,* ]]; do __spear_a+=("${__spear_t%%,*}"); __spear_t=${__spear_t#*,}; done; ` +
 	"__spear_n=$(( ${#__spear_a[@]} - 1 )); __spear_v=${__spear_a[__spear_n]}; " +
@@ -180,7 +182,7 @@ const pipesShape = "function __spear_q { " + bi + "unset -f __spear_q; " + bi + 
 // __spear_p when set) without tripping set -e.
 func (s *Shell) restoreStatus() string {
 	if !s.pipes {
-		return setStatus + `"${__spear_p:-$__spear_s}" && ` + bi + ":"
+		return setStatus + `"${__spear_p:-$__spear_s}" "${__spear_u-}" && ` + bi + `: "$_"`
 	}
 	if s.pipesRestore == "" {
 		s.pipesRestore = pipesRestoreText()
@@ -190,7 +192,7 @@ func (s *Shell) restoreStatus() string {
 
 func pipesRestoreText() string {
 	var b strings.Builder
-	b.WriteString("if [[ -z ${__spear_p+x} ]]; then " + setStatus + `"$__spear_s" && ` + bi + ":; ")
+	b.WriteString("if [[ -z ${__spear_p+x} ]]; then " + setStatus + `"$__spear_s" "${__spear_u-}" && ` + bi + `: "$_"; `)
 	b.WriteString("elif " + statusDef + strings.Replace(pipesShape, "PIPESMAX", strconv.Itoa(pipesMax), 1) +
 		"\\__spear_q \"$__spear_p\"; then " + bi + ":; ")
 	// One line: the batch's $LINENO counts from its second.
