@@ -42,7 +42,7 @@ func init() {
 	registerCommands(map[string]func(*testscript.TestScript, bool, []string){"terminal": runTerminal})
 }
 
-const termWait = 30 * time.Second
+const termWait = 60 * time.Second
 
 // termEnv is what a program on the terminal gets of the transcript's environment.
 var termEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME",
