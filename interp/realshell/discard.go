@@ -1,6 +1,9 @@
 package realshell
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // bash gives up the whole command it read from its script when arithmetic fails while it
 // assigns an integer variable (`declare -i i; i=0#4`, `read i`) or evaluates an indexed
@@ -38,7 +41,7 @@ func definesCode(text string) bool {
 	if hasWord(text, "function") || hasWord(text, "trap") {
 		return true
 	}
-	for i := strings.Index(text, "()"); i >= 0; {
+	for i := range occurrences(text, "()") {
 		j := i - 1
 		for j >= 0 && (text[j] == ' ' || text[j] == '\t') {
 			j--
@@ -46,11 +49,6 @@ func definesCode(text string) bool {
 		if j >= 0 && isNameByte(text[j]) {
 			return true
 		}
-		next := strings.Index(text[i+2:], "()")
-		if next < 0 {
-			break
-		}
-		i += 2 + next
 	}
 	return false
 }
@@ -61,33 +59,51 @@ func sources(text string) bool {
 	if hasWord(text, "source") {
 		return true
 	}
-	for i := strings.IndexByte(text, '.'); i >= 0; {
+	for i := range occurrences(text, ".") {
 		before := i == 0 || strings.IndexByte(" \t\n;&|({", text[i-1]) >= 0
 		if before && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t') {
 			return true
 		}
-		next := strings.IndexByte(text[i+1:], '.')
-		if next < 0 {
-			break
-		}
-		i += 1 + next
 	}
 	return false
 }
 
-// hasWord tells whether word occurs in text with no name byte on either side.
+// hasWord tells whether word occurs in text with no name byte on either side (an occurrence
+// right after the one before counts as standing alone: the scan errs towards ending batches).
 func hasWord(text, word string) bool {
-	for rest := text; ; {
-		i := strings.Index(rest, word)
-		if i < 0 {
-			return false
-		}
-		before := i == 0 || !isNameByte(rest[i-1])
-		after := i+len(word) == len(rest) || !isNameByte(rest[i+len(word)])
-		if before && after {
+	for i, alone := range startsAlone(text, word) {
+		end := i + len(word)
+		if alone && (end == len(text) || !isNameByte(text[end])) {
 			return true
 		}
-		rest = rest[i+len(word):]
+	}
+	return false
+}
+
+// occurrences yields where sub begins in text, each occurrence after the end of the one before.
+func occurrences(text, sub string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for at := 0; ; {
+			i := strings.Index(text[at:], sub)
+			if i < 0 || !yield(at+i) {
+				return
+			}
+			at += i + len(sub)
+		}
+	}
+}
+
+// startsAlone yields each occurrence of sub in text and whether no name byte is before it
+// (the start of text, or the end of the occurrence before, counts as none).
+func startsAlone(text, sub string) iter.Seq2[int, bool] {
+	return func(yield func(int, bool) bool) {
+		prev := 0
+		for i := range occurrences(text, sub) {
+			if !yield(i, i == prev || !isNameByte(text[i-1])) {
+				return
+			}
+			prev = i + len(sub)
+		}
 	}
 }
 
@@ -118,16 +134,13 @@ func mayEvaluate(text string) bool {
 
 // substring tells whether text may expand a substring, `${name:offset}`: a `:` inside `${`.
 func substring(text string) bool {
-	for rest := text; ; {
-		i := strings.Index(rest, "${")
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+2:]
+	for i := range occurrences(text, "${") {
+		rest := text[i+2:]
 		if end := strings.IndexByte(rest, '}'); end >= 0 && strings.IndexByte(rest[:end], ':') >= 0 {
 			return true
 		}
 	}
+	return false
 }
 
 // subscripts tells whether text may subscript an array (`name[`, but not `[@]` or `[*]`, which
@@ -154,14 +167,9 @@ func subscripts(text string) bool {
 // i or n, or with a word an expansion may turn into one), and whether that may be a nameref.
 func declOptions(text string) (attr, nameref bool) {
 	for _, name := range []string{"declare", "typeset", "local"} {
-		for rest := text; ; {
-			i := strings.Index(rest, name)
-			if i < 0 {
-				break
-			}
-			before := i == 0 || !isNameByte(rest[i-1])
-			rest = rest[i+len(name):]
-			if before && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+		for i, alone := range startsAlone(text, name) {
+			rest := text[i+len(name):]
+			if alone && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
 				a, n := attributeOptions(rest)
 				attr, nameref = attr || a, nameref || n
 			}
