@@ -21,17 +21,14 @@ func tmpdirInTurn(turnTmp, tmpdir string, writable []string) {
 		return
 	}
 	tmpdir = filepath.Clean(tmpdir)
-	if !underTmp(tmpdir) || slices.ContainsFunc(writable, func(w string) bool { return within(tmpdir, w) }) {
-		return
-	}
-	var rel string
+	var rel string // its path in /tmp or /var/tmp: "" when it lies in neither, or is one of them
 	for _, d := range tmpDirs {
 		if within(tmpdir, d) {
-			rel = strings.TrimPrefix(strings.TrimPrefix(tmpdir, d), "/")
+			rel = strings.TrimPrefix(tmpdir[len(d):], "/")
 			break
 		}
 	}
-	if rel == "" {
+	if rel == "" || slices.ContainsFunc(writable, func(w string) bool { return within(tmpdir, w) }) {
 		return
 	}
 	dir, err := unix.Open(turnTmp, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
