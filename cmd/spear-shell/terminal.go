@@ -23,11 +23,11 @@ func terminalSession(a realshell.Args, stdin, stderr *os.File, g *guard) *interp
 		return nil
 	}
 	takeTerminal(stdin)
-	// bash -i ignores Ctrl-Z at its prompt. A caught signal (unlike an ignored one) is not
-	// passed on to the real shell; one ignored at start stays so, and is passed on.
-	if !signal.Ignored(syscall.SIGTSTP) {
-		signal.Notify(make(chan os.Signal, 1), syscall.SIGTSTP)
-	}
+	// bash -i ignores Ctrl-Z at its prompt, and its commands get SIGTSTP's default even when
+	// it was ignored at start; a caught signal is reset to its default in children, so the
+	// same holds here. (signal.Ignored cannot tell an inherited SIG_IGN of SIGTSTP: the
+	// runtime leaves the job-control signals alone and never records them.)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGTSTP)
 	return &interp.Terminal{In: stdin, Out: stderr, Interrupts: g.watchTerminal(), History: sessionHistory()}
 }
 
