@@ -27,7 +27,7 @@ type service struct{ name, phrase string }
 type record struct{ name, phrase, key string }
 type action struct {
 	name, verb, tail string
-	args              func(r record) []Arg
+	args             func(r record) []Arg
 }
 
 var services = []service{
