@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/spear-shell/spear-shell/bench/internal/catalog"
+	"github.com/spear-shell/spear-shell/capability/search"
+)
+
+// qualityFamily is the family the labelled queries are judged over (SPEC 13, Quality): the
+// benchmark provider's catalog ("bench", with its echo tool) and the real servers' tools, in
+// the family's order (sorted by id).
+func qualityFamily(t testing.TB) []search.Doc {
+	t.Helper()
+	docs := []search.Doc{{ID: "bench/echo", Name: "echo",
+		Description: "Echo back the message it is given.\nUseful to check that the provider answers.", Args: []string{"message"}}}
+	for _, tool := range catalog.Tools() {
+		d := search.Doc{ID: "bench/" + tool.Name, Name: tool.Name, Description: tool.Description}
+		for _, a := range tool.Args {
+			d.Args = append(d.Args, a.Name)
+		}
+		docs = append(docs, d)
+	}
+	b, err := os.ReadFile("../testdata/search/real-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var real []struct {
+		Provider, Name, Description string
+		Args                        []string
+	}
+	if err := json.Unmarshal(b, &real); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range real {
+		docs = append(docs, search.Doc{ID: r.Provider + "/" + r.Name, Name: r.Name, Description: r.Description, Args: r.Args})
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
+	return docs
+}
+
+type labelled struct {
+	Query, Want string
+}
+
+func labelledQueries(t testing.TB) []labelled {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/search/queries.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Queries []labelled }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Queries
+}
+
+// The quality target: the wanted capability in the top 3 for at least 90% of the labelled
+// queries, none of which holds a word of its target's id or name.
+func TestSearchQuality(t *testing.T) {
+	t.Parallel()
+	docs := qualityFamily(t)
+	if len(docs) < 10000 {
+		t.Fatalf("family of %d, want at least 10,000", len(docs))
+	}
+	pos := map[string]int{}
+	for i, d := range docs {
+		pos[d.ID] = i
+	}
+	ix := search.Build(docs)
+	qs := labelledQueries(t)
+	if len(qs) < 30 {
+		t.Fatalf("%d labelled queries, want at least 30", len(qs))
+	}
+	top3 := 0
+	for _, q := range qs {
+		want, ok := pos[q.Want]
+		if !ok {
+			t.Errorf("%q: wanted %s is not in the family", q.Query, q.Want)
+			continue
+		}
+		if shared := sharedWords(q.Query, q.Want); len(shared) > 0 {
+			t.Errorf("%q names its target %s (%v)", q.Query, q.Want, shared)
+		}
+		hits := ix.Rank(q.Query)
+		rank := slices.IndexFunc(hits, func(h search.Hit) bool { return h.Doc == want })
+		if rank >= 0 && rank < 3 {
+			top3++
+			continue
+		}
+		var got []string
+		for _, h := range hits[:min(3, len(hits))] {
+			got = append(got, fmt.Sprintf("%s %.2f", docs[h.Doc].ID, h.Score))
+		}
+		t.Logf("%q: %s at rank %d; top: %s", q.Query, q.Want, rank+1, strings.Join(got, ", "))
+	}
+	pct := float64(top3) * 100 / float64(len(qs))
+	t.Logf("top 3: %d of %d (%.1f%%)", top3, len(qs), pct)
+	if pct < 90 {
+		t.Errorf("top 3 for %.1f%% of the labelled queries, want at least 90%%", pct)
+	}
+}
+
+func sharedWords(query, id string) []string {
+	named := map[string]bool{}
+	for _, w := range search.Words(id) {
+		named[w] = true
+	}
+	var shared []string
+	for _, w := range search.Words(query) {
+		if named[w] {
+			shared = append(shared, w)
+		}
+	}
+	return shared
+}

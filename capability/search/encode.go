@@ -1,0 +1,154 @@
+package search
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+)
+
+// The index is built once per turn state and kept in the turn's state directory, so that a
+// later -c process ranks a query without reading the family's definitions: Encode writes it,
+// Decode reads the terms table and leaves the postings as bytes, decoded only for the terms a
+// query holds.
+
+const magic = "spear-search 1\n"
+
+// Encode returns the index as bytes for Decode.
+func (ix *Index) Encode() []byte {
+	n := len(magic) + 16 + 4*len(ix.lens) + len(ix.posts) + 8*len(ix.terms)
+	for _, t := range ix.terms {
+		n += len(t)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, magic...)
+	b = binary.AppendUvarint(b, uint64(ix.n))
+	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(ix.avgLen))
+	for _, l := range ix.lens {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(l))
+	}
+	b = binary.AppendUvarint(b, uint64(len(ix.terms)))
+	for i, t := range ix.terms {
+		b = binary.AppendUvarint(b, uint64(len(t)))
+		b = append(b, t...)
+		b = binary.AppendUvarint(b, uint64(ix.offs[i+1]-ix.offs[i]))
+	}
+	return append(b, ix.posts...)
+}
+
+// ErrCorrupt says the bytes are not an index Encode wrote (a truncated or foreign file).
+var ErrCorrupt = errors.New("search: not a search index")
+
+// Decode reads what Encode wrote. It checks every bound, so that a damaged file is an
+// error, never a panic or a wrong page.
+func Decode(b []byte) (*Index, error) {
+	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
+		return nil, ErrCorrupt
+	}
+	r := reader{b: b[len(magic):]}
+	ix := &Index{}
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)/4) {
+		return nil, ErrCorrupt
+	}
+	ix.n = int(n)
+	ix.avgLen = math.Float32frombits(r.uint32())
+	ix.lens = make([]float32, ix.n)
+	for i := range ix.lens {
+		ix.lens[i] = math.Float32frombits(r.uint32())
+	}
+	nt := r.uvarint()
+	if r.err != nil || nt > uint64(len(r.b)) {
+		return nil, ErrCorrupt
+	}
+	ix.terms = make([]string, nt)
+	ix.offs = make([]uint32, 0, nt+1)
+	total := uint64(0)
+	for i := range ix.terms {
+		l := r.uvarint()
+		ix.terms[i] = string(r.bytes(l))
+		ix.offs = append(ix.offs, uint32(total))
+		total += r.uvarint()
+		if r.err != nil || total > math.MaxUint32 || (i > 0 && ix.terms[i] <= ix.terms[i-1]) {
+			return nil, ErrCorrupt
+		}
+	}
+	ix.offs = append(ix.offs, uint32(total))
+	if r.err != nil || uint64(len(r.b)) != total {
+		return nil, ErrCorrupt
+	}
+	ix.posts = r.b
+	if !ix.valid() {
+		return nil, ErrCorrupt
+	}
+	return ix, nil
+}
+
+// valid checks that every posting list decodes whole and names documents of the index in
+// increasing order, and that the lengths are numbers BM25 can divide by.
+func (ix *Index) valid() bool {
+	if ix.n > 0 && !(ix.avgLen > 0) || slices.ContainsFunc(ix.lens, func(l float32) bool { return !(l >= 0) || math.IsInf(float64(l), 0) }) {
+		return false
+	}
+	for t := range ix.terms {
+		b := ix.posts[ix.offs[t]:ix.offs[t+1]]
+		doc := int64(-1)
+		for len(b) > 0 {
+			d, n := binary.Uvarint(b)
+			if n <= 0 || (d == 0 && doc >= 0) {
+				return false
+			}
+			_, m := binary.Uvarint(b[n:])
+			if m <= 0 {
+				return false
+			}
+			b = b[n+m:]
+			if doc < 0 {
+				doc = 0
+			}
+			doc += int64(d)
+			if doc >= int64(ix.n) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = ErrCorrupt
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) uint32() uint32 {
+	if r.err != nil || len(r.b) < 4 {
+		r.err = ErrCorrupt
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *reader) bytes(n uint64) []byte {
+	if r.err != nil || n > uint64(len(r.b)) {
+		r.err = ErrCorrupt
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}

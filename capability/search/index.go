@@ -1,0 +1,163 @@
+package search
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Doc is what a capability gives the index. The family hands its capabilities in its own
+// order, sorted by id; that order breaks ties.
+type Doc struct {
+	ID          string // <provider>/<tool>
+	Name        string // the tool's name
+	Description string
+	Args        []string // the inputSchema's property names
+}
+
+// Field weights: a word of the id or name says more about a tool than one of its prose.
+const (
+	weightName = 3
+	weightArg  = 2
+	weightDesc = 1
+)
+
+// BM25's usual constants.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// Index is the ranked-retrieval index of one family: for every term, the documents that hold
+// it with the term's weighted frequency there, and each document's weighted length.
+type Index struct {
+	n      int
+	lens   []float32 // weighted length per document
+	avgLen float32
+	terms  []string // sorted
+	offs   []uint32 // where each term's postings start in posts; one more at the end
+	posts  []byte   // per term, by document: (document delta, frequency) as uvarints
+}
+
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// Frequencies are kept in quarters: the field weights are whole numbers, so nothing is lost.
+const tfScale = 4
+
+// Build indexes docs (in the family's order).
+func Build(docs []Doc) *Index {
+	ix := &Index{n: len(docs), lens: make([]float32, len(docs))}
+	postings := map[string][]posting{}
+	tf := map[string]float32{}
+	var total float64
+	for i, d := range docs {
+		clear(tf)
+		add := func(text string, weight float32) {
+			for _, w := range Words(text) {
+				tf[w] += weight
+				ix.lens[i] += weight
+			}
+		}
+		add(d.ID, weightName)
+		if !strings.HasSuffix(d.ID, "/"+d.Name) {
+			add(d.Name, weightName)
+		}
+		add(d.Description, weightDesc)
+		for _, a := range d.Args {
+			add(a, weightArg)
+		}
+		for w, f := range tf {
+			postings[w] = append(postings[w], posting{int32(i), f})
+		}
+		total += float64(ix.lens[i])
+	}
+	if len(docs) > 0 {
+		ix.avgLen = float32(total / float64(len(docs)))
+	}
+	ix.terms = make([]string, 0, len(postings))
+	for w := range postings {
+		ix.terms = append(ix.terms, w)
+	}
+	slices.Sort(ix.terms)
+	ix.offs = make([]uint32, 0, len(ix.terms)+1)
+	for _, w := range ix.terms {
+		ix.offs = append(ix.offs, uint32(len(ix.posts)))
+		last := int32(0)
+		for _, p := range postings[w] { // documents were visited in order: already sorted
+			ix.posts = binary.AppendUvarint(ix.posts, uint64(p.doc-last))
+			ix.posts = binary.AppendUvarint(ix.posts, uint64(p.tf*tfScale))
+			last = p.doc
+		}
+	}
+	ix.offs = append(ix.offs, uint32(len(ix.posts)))
+	return ix
+}
+
+// postings decodes term t's postings.
+func (ix *Index) postings(t int) []posting {
+	b := ix.posts[ix.offs[t]:ix.offs[t+1]]
+	var out []posting
+	doc := int64(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		f, m := binary.Uvarint(b[max(n, 0):])
+		if n <= 0 || m <= 0 {
+			return out // Decode checked every list; unreachable
+		}
+		b = b[n+m:]
+		doc += int64(d)
+		out = append(out, posting{int32(doc), float32(f) / tfScale})
+	}
+	return out
+}
+
+// Len is the number of documents indexed.
+func (ix *Index) Len() int { return ix.n }
+
+// Hit is one matching document, by its position in the family.
+type Hit struct {
+	Doc   int
+	Score float64
+}
+
+// Rank returns every document that holds any word of query, best first, ties by position.
+// A query with no word (only stop words or punctuation) matches nothing.
+func (ix *Index) Rank(query string) []Hit {
+	words := Words(query)
+	slices.Sort(words)
+	words = slices.Compact(words)
+	scores := make([]float64, ix.n)
+	var matched []int32
+	for _, w := range words {
+		t, ok := slices.BinarySearch(ix.terms, w)
+		if !ok {
+			continue
+		}
+		ps := ix.postings(t)
+		idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		for _, p := range ps {
+			norm := float64(k1 * (1 - b + b*ix.lens[p.doc]/ix.avgLen))
+			s := idf * float64(p.tf) * (k1 + 1) / (float64(p.tf) + norm)
+			if scores[p.doc] == 0 {
+				matched = append(matched, p.doc)
+			}
+			scores[p.doc] += s
+		}
+	}
+	hits := make([]Hit, len(matched))
+	for i, d := range matched {
+		hits[i] = Hit{int(d), scores[d]}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Doc < hits[j].Doc
+	})
+	return hits
+}

@@ -1,0 +1,82 @@
+package search
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Limits of a page (SPEC 2.6 and 13).
+const (
+	DefaultLimit = 20
+	MaxLimit     = 50
+)
+
+// Page is one bounded page of a ranked search.
+type Page struct {
+	Hits    []Hit
+	Matched int    // documents that hold any word of the query
+	Next    string // the cursor of the next page; "" on the last
+}
+
+// ErrCursor says a cursor is not one a page of this query printed.
+var ErrCursor = errors.New("not a cursor of this search")
+
+// ErrLimit says a limit is outside 1-50.
+var ErrLimit = errors.New("limit must be 1-50")
+
+// ErrNoWords says a query holds no word to search for.
+var ErrNoWords = errors.New("at least one word is needed")
+
+// Page ranks query and returns the page that starts at cursor ("" for the first). salt ties
+// cursors to one family (the caller's fingerprint of it): a cursor of another query or of
+// another family is refused, not read as a position in this one.
+func (ix *Index) Page(query string, limit int, cursor, salt string) (Page, error) {
+	if limit < 1 || limit > MaxLimit {
+		return Page{}, ErrLimit
+	}
+	if strings.TrimSpace(query) == "" {
+		return Page{}, ErrNoWords
+	}
+	start := 0
+	if cursor != "" {
+		var err error
+		if start, err = parseCursor(cursor, query, salt); err != nil {
+			return Page{}, err
+		}
+	}
+	hits := ix.Rank(query)
+	if start > len(hits) {
+		return Page{}, ErrCursor
+	}
+	end := min(start+limit, len(hits))
+	p := Page{Hits: hits[start:end], Matched: len(hits)}
+	if end < len(hits) {
+		p.Next = makeCursor(end, query, salt)
+	}
+	return p, nil
+}
+
+// A cursor is the position of the next hit and a check of the query's words and the family:
+// "20-3f9a1c0b".
+func makeCursor(at int, query, salt string) string {
+	return strconv.Itoa(at) + "-" + cursorCheck(at, query, salt)
+}
+
+func parseCursor(c, query, salt string) (int, error) {
+	pos, check, ok := strings.Cut(c, "-")
+	at, err := strconv.Atoi(pos)
+	if !ok || err != nil || at <= 0 || strconv.Itoa(at) != pos || check != cursorCheck(at, query, salt) {
+		return 0, ErrCursor
+	}
+	return at, nil
+}
+
+func cursorCheck(at int, query, salt string) string {
+	h := sha256.New()
+	h.Write([]byte(strconv.Itoa(at) + "\x00" + salt + "\x00"))
+	h.Write([]byte(strings.Join(Words(query), " ")))
+	return hex.EncodeToString(h.Sum(nil)[:4])
+}

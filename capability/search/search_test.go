@@ -1,0 +1,176 @@
+package search
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func TestWords(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"read_text_file", []string{"read", "text", "file"}},
+		{"get-sum", []string{"get", "sum"}},
+		{"readFile", []string{"read", "file"}},
+		{"HTTPServer.start", []string{"http", "server", "start"}},
+		{"s3/putObject2x", []string{"s3", "put", "object2x"}},
+		{"Erases the entities", []string{"eras", "entiti"}},
+		{"erase erased erasing", []string{"eras", "eras", "eras"}},
+		{"invite invitation", []string{"invit", "invit"}},
+		{"données Über", []string{"données", "über"}},
+		{"", nil},
+		{"the of a", nil},
+	}
+	for _, tt := range tests {
+		if got := Words(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Words(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func family() []Doc {
+	return []Doc{
+		{ID: "fs/move_file", Name: "move_file", Description: "Move or rename files.", Args: []string{"source", "destination"}},
+		{ID: "fs/read_file", Name: "read_file", Description: "Read a file as text.", Args: []string{"path"}},
+		{ID: "notes/a", Name: "a", Description: "Same words."},
+		{ID: "notes/b", Name: "b", Description: "Same words."},
+		{ID: "notes/c", Name: "c", Description: "Same words."},
+		{ID: "notes/search", Name: "search", Description: "Finds notes by text.", Args: []string{"query"}},
+	}
+}
+
+func ids(docs []Doc, hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, docs[h.Doc].ID)
+	}
+	return out
+}
+
+func TestRank(t *testing.T) {
+	t.Parallel()
+	docs := family()
+	ix := Build(docs)
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"rename", []string{"fs/move_file"}},
+		{"destination", []string{"fs/move_file"}},
+		{"file", []string{"fs/read_file", "fs/move_file"}}, // both in name and prose: the shorter first
+		{"words", []string{"notes/a", "notes/b", "notes/c"}},
+		{"text query", []string{"notes/search", "fs/read_file"}},
+		{"nothing matches", nil},
+		{"the", nil},
+	}
+	for _, tt := range tests {
+		if got := ids(docs, ix.Rank(tt.query)); !slices.Equal(got, tt.want) {
+			t.Errorf("Rank(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	t.Parallel()
+	docs := family()
+	ix := Build(docs)
+	b := ix.Encode()
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"rename", "file", "words", "text query", "none"} {
+		if got, want := back.Rank(q), ix.Rank(q); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: decoded %v, built %v", q, got, want)
+		}
+	}
+	if !bytes.Equal(back.Encode(), b) {
+		t.Error("encoding the decoded index gives other bytes")
+	}
+	empty, err := Decode(Build(nil).Encode())
+	if err != nil || empty.Len() != 0 || len(empty.Rank("x")) != 0 {
+		t.Errorf("empty index: %v %v", empty, err)
+	}
+	for i := range b {
+		if _, err := Decode(b[:i]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Decode of the first %d bytes: %v", i, err)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add(Build(family()).Encode())
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ix, err := Decode(b)
+		if err != nil {
+			return
+		}
+		for _, q := range []string{"file", "words", "x"} {
+			for _, h := range ix.Rank(q) {
+				if h.Doc < 0 || h.Doc >= ix.Len() {
+					t.Fatalf("hit %d outside %d documents", h.Doc, ix.Len())
+				}
+			}
+		}
+	})
+}
+
+func TestPage(t *testing.T) {
+	t.Parallel()
+	var docs []Doc
+	for i := range 45 {
+		docs = append(docs, Doc{ID: fmt.Sprintf("p/t%02d", i), Name: fmt.Sprintf("t%02d", i), Description: "a record lookup"})
+	}
+	ix := Build(docs)
+	var all []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		p, err := ix.Page("record", 20, cursor, "fam1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Matched != 45 {
+			t.Fatalf("matched %d", p.Matched)
+		}
+		all = append(all, ids(docs, p.Hits)...)
+		if p.Next == "" {
+			break
+		}
+		again, _ := ix.Page("record", 20, cursor, "fam1")
+		if again.Next != p.Next {
+			t.Fatalf("cursor not stable: %q then %q", p.Next, again.Next)
+		}
+		cursor = p.Next
+	}
+	if len(all) != 45 || !slices.IsSorted(all) {
+		t.Errorf("pages gave %q", all)
+	}
+	first, _ := ix.Page("record", 20, "", "fam1")
+	for _, bad := range []struct{ query, cursor, salt string }{
+		{"record", "20", "fam1"},
+		{"record", "20-00000000", "fam1"},
+		{"lookup", first.Next, "fam1"},
+		{"record", first.Next, "fam2"},
+		{"record", "020" + first.Next[2:], "fam1"},
+		{"record", "-1-" + first.Next[3:], "fam1"},
+	} {
+		if _, err := ix.Page(bad.query, 20, bad.cursor, bad.salt); !errors.Is(err, ErrCursor) {
+			t.Errorf("Page(%q, cursor %q, salt %q) = %v, want ErrCursor", bad.query, bad.cursor, bad.salt, err)
+		}
+	}
+	for _, l := range []int{0, 51, -1} {
+		if _, err := ix.Page("record", l, "", ""); !errors.Is(err, ErrLimit) {
+			t.Errorf("limit %d: %v", l, err)
+		}
+	}
+	if _, err := ix.Page("  ", 5, "", ""); !errors.Is(err, ErrNoWords) {
+		t.Errorf("blank query: %v", err)
+	}
+}
