@@ -1,0 +1,136 @@
+package mcpface
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestDirectNames(t *testing.T) {
+	t.Parallel()
+	got := DirectNames([]string{"notes/get", "fs/read-file", "fs/read_file", "a.b/x", "spear_x/y",
+		"p/" + strings.Repeat("t", 48), "p/" + strings.Repeat("t", 47)})
+	want := map[string]string{"notes/get": "notes__get", "a.b/x": "a_b__x", "p/" + strings.Repeat("t", 47): "p__" + strings.Repeat("t", 47)}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DirectNames = %v, want %v", got, want)
+	}
+}
+
+func TestLoadPrompts(t *testing.T) {
+	t.Parallel()
+	d1, d2 := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		d1 + "/review.md":    "---\ndescription: Review a change\nauthor: ops # who\n---\nLook at the diff.\n",
+		d1 + "/plain.md":     "No front matter.\n",
+		d1 + "/quoted.md":    "---\ndescription: \"say \\\"hi\\\"\"\n---\nbody",
+		d1 + "/unclosed.md":  "---\ndescription: x\nbody\n",
+		d1 + "/list.md":      "---\ndescription: [a, b]\n---\n",
+		d1 + "/bad name!.md": "x",
+		d1 + "/notes.txt":    "not a prompt",
+		d2 + "/review.md":    "a second review",
+		d2 + "/single.md":    "---\ndescription: 'it''s'\n---\n",
+		d2 + "/binary.md":    "\xff\xfe",
+		d2 + "/nested.md/x":  "a directory named .md",
+	}
+	for p, c := range files {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, skipped := LoadPrompts([]string{d1, d2, d1 + "/missing"})
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Name+"|"+p.Description+"|"+p.Text)
+	}
+	want := []string{"plain||No front matter.\n", "quoted|say \"hi\"|body", "review|Review a change|Look at the diff.\n", "single|it's|"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("prompts %q, want %q", got, want)
+	}
+	var reasons []string
+	for _, s := range skipped {
+		reasons = append(reasons, filepath.Base(s.Path)+": "+s.Reason)
+	}
+	wantSkips := []string{
+		"bad name!.md: its name \"bad name!\" is not [A-Za-z0-9][A-Za-z0-9_.-]{0,127}",
+		"list.md: front matter line 2: description: only plain or quoted one-line strings are read",
+		"unclosed.md: front matter line 3 is not key: value",
+		"binary.md: is not UTF-8 text",
+		"review.md: its name \"review\" is taken by " + d1 + "/review.md",
+		"missing: cannot be read: no such file or directory",
+	}
+	if !reflect.DeepEqual(reasons, wantSkips) {
+		t.Errorf("skipped\n%q\nwant\n%q", reasons, wantSkips)
+	}
+}
+
+// A line that is not JSON-RPC, or is too long, is answered -32700 and the session goes on.
+func TestLineTransportParseErrors(t *testing.T) {
+	t.Parallel()
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "ping", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil
+		})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, &LineTransport{In: inR, Out: outW, Max: 1000}) }()
+	out := bufio.NewReader(outR)
+	send := func(line string) { io.WriteString(inW, line+"\n") }
+	recv := func() map[string]any {
+		line, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if r := recv(); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, bad := range []string{"not json", `{"jsonrpc":"2.0"`, `[1,2]`, `"str"`, `{"id":2,"method":` + strings.Repeat(" ", 1200) + `"x"}`} {
+		send(bad)
+		r := recv()
+		e, _ := r["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-32700) || r["id"] != nil {
+			t.Errorf("%.20q answered %v", bad, r)
+		}
+		if _, ok := r["id"]; !ok {
+			t.Errorf("%.20q: the error has no id member: %v", bad, r)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ping","arguments":{}}}`)
+	if r := recv(); r["id"] != float64(3) || !strings.Contains(toJSON(r), "pong") {
+		t.Errorf("after the bad lines: %v", r)
+	}
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nosuch","arguments":{}}}`)
+	if r := recv(); r["error"] == nil && !strings.Contains(toJSON(r), `"isError":true`) {
+		t.Errorf("unknown tool: %v", r)
+	}
+	inW.Close()
+	if err := <-done; err != nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
+		t.Errorf("Run: %v", err)
+	}
+	outW.Close()
+}
+
+func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
