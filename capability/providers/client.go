@@ -1,4 +1,4 @@
-package capability
+package providers
 
 import (
 	"context"
@@ -10,10 +10,13 @@ import (
 	"github.com/spear-shell/spear-shell/policy"
 )
 
-// provClient is a running provider as an answer uses it: started by this process
-// (*mcpstdio.Client), or kept by the turn's keeper (keeperProv). Close stops a provider this
-// process started; a kept one is only let go, and stays with the keeper.
-type provClient interface {
+// Version is sent in initialize's clientInfo.
+var Version = "dev"
+
+// Client is a running provider as an answer uses it: started by this process
+// (*mcpstdio.Client), or kept by the turn's keeper. Close stops a provider this process
+// started; a kept one is only let go, and stays with the keeper.
+type Client interface {
 	ListTools(ctx context.Context) ([]mcpstdio.Tool, error)
 	CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpstdio.CallResult, error)
 	ToolsChanged() bool
@@ -21,76 +24,56 @@ type provClient interface {
 	Close() error
 }
 
-// providerTimeout bounds each request to a provider (its entry's timeout, else 30 s).
-func providerTimeout(p *policy.Provider) time.Duration {
+// RelistAfter is how old a running provider's listing may be before an answer that needs the
+// provider lists it again (docs/capabilities.md, "Changed definitions"). A provider that
+// changes a definition without notifications/tools/list_changed is caught by the first answer
+// after this age, at the cost of one tools/list round trip, while a session's tight run of
+// invokes is not slowed by a listing before each one.
+const RelistAfter = 10 * time.Second
+
+// Timeout bounds each request to a provider (its entry's timeout, else 30 s).
+func Timeout(p *policy.Provider) time.Duration {
 	if p.Timeout > 0 {
 		return p.Timeout
 	}
 	return 30 * time.Second
 }
 
-// startProvider starts p for this answer: through the turn's keeper when there is one (the
-// provider then outlives this process), else here. A keeper that cannot be used never fails the
-// start: it is recorded (keeper_unavailable) and the provider is started here.
-func (e *turnEnv) startProvider(ctx context.Context, p *prov, listOnly bool) (provClient, error) {
-	if !listOnly {
-		if k := e.keeper(); k != nil {
-			if c, reached, err := k.start(ctx, p.cfg); reached {
-				if err != nil {
-					return nil, err
-				}
-				return c, nil
-			}
-		}
-	}
-	c, err := launchProvider(ctx, e, p.cfg)
-	if err != nil {
-		return nil, err // a nil *mcpstdio.Client must not become a non-nil provClient
-	}
-	return c, nil
-}
-
-// listTools lists c's tools within p's timeout. When c is kept by a keeper that went away,
-// the provider is started here and listed instead: a listing changes nothing, so it may be
-// asked again (a call may not). It returns the client the tools came from.
-func (e *turnEnv) listTools(ctx context.Context, p *prov, c provClient) (provClient, []mcpstdio.Tool, error) {
-	lctx, cancel := context.WithTimeout(ctx, providerTimeout(p.cfg))
-	defer cancel()
-	tools, err := c.ListTools(lctx)
-	if !errors.Is(err, errKeeperLost) {
-		return c, tools, err
-	}
-	c.Close()
-	local, err := launchProvider(ctx, e, p.cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	tools, err = local.ListTools(lctx)
-	return local, tools, err
-}
-
-// launchProvider starts the provider of entry cfg in this process and initializes it.
-func launchProvider(ctx context.Context, e *turnEnv, cfg *policy.Provider) (*mcpstdio.Client, error) {
-	l := cfg.Launch(e.reg.Home, e.s.Getenv)
-	sctx, cancel := context.WithTimeout(ctx, providerTimeout(cfg))
+// Launch starts the provider of entry cfg in this process and initializes it. Its programs
+// are not judged here: TrustProvider first.
+func (t *Turn) Launch(ctx context.Context, cfg *policy.Provider) (*mcpstdio.Client, error) {
+	l := cfg.Launch(t.Registry.Home, t.Settings.Getenv)
+	sctx, cancel := context.WithTimeout(ctx, Timeout(cfg))
 	defer cancel()
 	return mcpstdio.Start(sctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
 		mcpstdio.Options{ClientName: "spear-shell", ClientVersion: Version, MaxMessage: cfg.MaxMessage})
 }
 
-// stageOf and stderrOf read a provider failure whether it happened here or in the keeper.
-func stageOf(err error) string {
-	var ke *keeperError
-	if errors.As(err, &ke) {
-		return ke.stage
+// Failure is a provider failure that happened in another process (the turn's keeper), read
+// back as the error it was: its message, the step it happened in, the provider's stderr tail,
+// and the errors it matches (errors.Is and errors.As see them).
+type Failure struct {
+	Msg, Stage, Tail string
+	Is               []error
+}
+
+func (f *Failure) Error() string   { return f.Msg }
+func (f *Failure) Unwrap() []error { return f.Is }
+
+// StageOf and StderrOf read a provider failure whether it happened here or in the keeper.
+func StageOf(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Stage
 	}
 	return mcpstdio.StageOf(err)
 }
 
-func stderrOf(err error) string {
-	var ke *keeperError
-	if errors.As(err, &ke) {
-		return ke.tail
+// StderrOf: see StageOf.
+func StderrOf(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Tail
 	}
 	return mcpstdio.StderrOf(err)
 }

@@ -1,274 +1,265 @@
-package capability
+package providers
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"sync"
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
-// What the turn is told when nothing is offered; never names a provider.
-const nothingOffered = "no external capabilities are offered to this turn"
+// Settings is what the caller knows of the turn before anything is loaded.
+type Settings struct {
+	Getenv       func(string) string // spear-shell's environment
+	Cwd          string
+	ManifestPath string // --manifest or SPEAR_TURN_MANIFEST; "" = none
+	Session      bool   // a stdin session: providers stay up; turn_ended at Close
+	Inside       bool   // started inside a spear-shell's real shell: offer nothing, say why
+	Unconfined   bool   // Inside, and that real shell has no isolation boundary (SPEAR_ISOLATION=none)
+	Isolation    string // how the real shell runs, e.g. "bwrap", "none (SPEAR_ISOLATION=none)"
+	Isolated     bool
 
-// turnEnv is everything loaded at the turn's first need.
-type turnEnv struct {
-	s Settings
+	// WritableRoots are directories the agent can write besides the workspace and the
+	// manifest's writable list (the turn's temporary directory). No program spear-shell
+	// starts may lie in, or be reached through a symlink in, any of them.
+	WritableRoots []string
+	// CheckTrusted says why path cannot be trusted when roots (absolute, as given) are the
+	// writable roots: it, or a symlink on its way, lies in one. nil: nothing is trusted, and
+	// no provider, approver or schema helper is started.
+	CheckTrusted func(path string, roots []string) error
+	// Self and Environ start the turn's keeper (SPEC 12): this binary and the environment it
+	// runs in. Self "" means no keeper: every answer starts its providers itself.
+	Self        string
+	Environ     []string
+	StateParent string // where default state_dirs live (SPEC 9); "" = none can be kept
+}
 
-	none string // non-empty: every answer is no-capabilities, with this reason
+// NothingOffered is what the turn is told when nothing is offered; it never names a provider.
+const NothingOffered = "no external capabilities are offered to this turn"
 
-	man    *policy.Manifest
-	reg    *policy.Registry
-	red    *audit.Redactor
-	log    *audit.Logger
-	logErr error
-	state  *stateDir
-	offer  policy.Offer
+// Offered is one provider offered to the turn.
+type Offered struct {
+	Config   *policy.Provider
+	ReadOnly bool // general turn: its WRITE tools are hidden
+}
 
-	provs map[string]*prov // offered providers
-	order []string         // their ids, registry order
+// Turn is a turn's provider core as one process loads it: what the turn may reach, where it
+// is recorded and kept, and which providers it is offered.
+type Turn struct {
+	Settings Settings
 
-	familyKnown bool   // this process knows the family's mode
-	mode        string // "whole" or "index"
+	None string // non-empty: every answer is no-capabilities, with this reason
 
-	schemas map[string]*compiled // by hash of the schema's bytes
+	Manifest *policy.Manifest // nil: no valid manifest (None says why)
+	Registry *policy.Registry
+	Redactor *audit.Redactor
+	Audit    *audit.Logger // nil: the trail cannot be written, for the reason AuditErr gives
+	AuditErr error
+	State    *State // nil: the turn's state cannot be kept
+	Offer    policy.Offer
+	Offered  []Offered // in registry order
+
+	Key string // session, turn, manifest and configuration, hashed: a keeper serves only its own
 
 	scopePin string // the turn's pinned workspace and project (scope.go), once known
 
-	pins map[string]string // capability id -> pinned hash, once read
-
-	closing sync.WaitGroup // providers being stopped in the background
-
-	// early holds the providers started ahead of need (startEarly), by id, until ensure takes them.
-	early map[string]chan startResult
-
-	turnKey    string // session, turn, manifest and configuration, hashed: the keeper serves only its own
-	keeperOnce sync.Once
-	link       *keeperLink // nil: this process starts its providers itself
+	pins map[string]string // capability id -> pinned hash, once read (pins.go)
 }
 
-// load reads the manifest, the registry and opens the audit trail and the state, once.
-func (t *Turn) load() {
-	if t.loaded {
-		return
-	}
-	t.loaded = true
-	e, r := t.resolve()
-	t.env = e
+// Load reads the manifest and the registry, opens the audit trail and the state, pins the
+// turn's scope, and records the turn's facts once per turn (turn_started, the providers
+// registered and rejected). early, when not nil, is called once the offered providers are
+// known and before those records are written, so that their start overlaps the records; it is
+// called only when both the state and the audit trail can be kept. Load always returns a Turn:
+// when nothing can be answered, None says why.
+func Load(s Settings, early func(*Turn)) *Turn {
+	t, r := resolve(s)
 	if !r.ok {
-		return
+		return t
 	}
-	man, reg, stErr, scopeChanged := e.man, e.reg, r.stateErr, r.scopeChanged
+	man, reg, stErr, scopeChanged := t.Manifest, t.Registry, r.stateErr, r.scopeChanged
 	auditPath := man.Audit
 	if auditPath == "" {
-		auditPath = t.s.Getenv("SPEAR_AUDIT_FILE")
+		auditPath = t.Settings.Getenv("SPEAR_AUDIT_FILE")
 	}
 	if auditPath == "" {
-		auditPath = filepath.Join(policy.DefaultHome(t.s.Getenv), "audit.jsonl")
+		auditPath = filepath.Join(policy.DefaultHome(t.Settings.Getenv), "audit.jsonl")
 	}
-	e.log, e.logErr = audit.Open(auditPath, man.Turn, man.Session, e.red)
-	if e.logErr != nil {
-		e.log = nil
+	t.Audit, t.AuditErr = audit.Open(auditPath, man.Turn, man.Session, t.Redactor)
+	if t.AuditErr != nil {
+		t.Audit = nil
 	}
 
-	for _, d := range e.offer.Decisions {
+	for _, d := range t.Offer.Decisions {
 		if !d.Offered {
 			continue
 		}
 		for i := range reg.Providers {
 			if p := &reg.Providers[i]; p.ID == d.Provider {
-				e.provs[p.ID] = &prov{cfg: p, readOnly: d.ReadOnly}
-				e.order = append(e.order, p.ID)
+				t.Offered = append(t.Offered, Offered{Config: p, ReadOnly: d.ReadOnly})
 			}
 		}
 	}
 
-	if t.startCtx != nil && stErr == nil && e.log != nil {
-		e.startEarly(t.startCtx, t.listOnly)
+	if early != nil && stErr == nil && t.Audit != nil {
+		early(t)
 	}
-	if e.state != nil {
-		e.onceEvents(r.regErr)
+	if t.State != nil {
+		t.onceEvents(r.regErr)
 	}
 	switch {
 	case stErr != nil:
-		e.none = nothingOffered + " (the turn's state cannot be kept: " + stErr.Error() + ")"
+		t.None = NothingOffered + " (the turn's state cannot be kept: " + stErr.Error() + ")"
 	case scopeChanged != "":
-		e.none = nothingOffered + " (" + scopeChanged + ")"
-	case len(e.order) == 0:
-		e.none = nothingOffered
-		if e.state.once(familyFact + "-none") {
-			_ = e.logEvent(audit.Event{Name: audit.EventFamilySelected, Mode: "none",
-				Reason: e.offer.Reason, Fields: map[string]any{
-					"project": e.offer.Project, "providers": decisionsField(e.offer.Decisions), "family": []string{}}})
+		t.None = NothingOffered + " (" + scopeChanged + ")"
+	case len(t.Offered) == 0:
+		t.None = NothingOffered
+		if t.State.Once(FamilyFact + "-none") {
+			_ = t.Log(audit.Event{Name: audit.EventFamilySelected, Mode: "none",
+				Reason: t.Offer.Reason, Fields: map[string]any{
+					"project": t.Offer.Project, "providers": DecisionsField(t.Offer.Decisions), "family": []string{}}})
 		}
 	}
+	return t
 }
 
-// resolved is what resolve found besides the turn's environment.
+// Resolve reads the manifest and the registry, opens the state and pins the turn's scope in
+// it (scope.go), or compares the scope with the pin. It writes no audit record: a session, at
+// its start, uses it alone.
+func Resolve(s Settings) *Turn {
+	t, _ := resolve(s)
+	return t
+}
+
+// resolved is what resolve found besides the turn.
 type resolved struct {
-	ok           bool   // false: the turn offers nothing, for the reason e.none gives
+	ok           bool   // false: the turn offers nothing, for the reason t.None gives
 	regErr       error  // the registry's problem, recorded in turn_started
 	stateErr     error  // the state cannot be kept
 	scopeChanged string // why the scope differs from the pin ("" when it does not)
 }
 
-// resolve reads the manifest and the registry, opens the state and pins the turn's scope in it
-// (scope.go), or compares the scope with the pin. It writes no audit record: Pin, at a
-// session's start, uses it alone.
-func (t *Turn) resolve() (*turnEnv, resolved) {
-	e := &turnEnv{s: t.s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
-	e.red = audit.NewRedactor(nil)
+func resolve(s Settings) (*Turn, resolved) {
+	if s.Getenv == nil {
+		s.Getenv = func(string) string { return "" }
+	}
+	t := &Turn{Settings: s, Redactor: audit.NewRedactor(nil)}
 	switch {
-	case t.s.Inside:
-		e.none = nestedReason(t.s.Unconfined)
-		return e, resolved{}
-	case t.s.ManifestPath == "":
-		e.none = nothingOffered + " (no turn manifest: --manifest or SPEAR_TURN_MANIFEST)"
-		return e, resolved{}
+	case s.Inside:
+		t.None = nestedReason(s.Unconfined)
+		return t, resolved{}
+	case s.ManifestPath == "":
+		t.None = NothingOffered + " (no turn manifest: --manifest or SPEAR_TURN_MANIFEST)"
+		return t, resolved{}
 	}
-	if !filepath.IsAbs(t.s.ManifestPath) && t.s.Cwd != "" {
-		t.s.ManifestPath = filepath.Join(t.s.Cwd, t.s.ManifestPath) // --manifest as typed
-		e.s.ManifestPath = t.s.ManifestPath
+	if !filepath.IsAbs(s.ManifestPath) && s.Cwd != "" {
+		t.Settings.ManifestPath = filepath.Join(s.Cwd, s.ManifestPath) // --manifest as typed
 	}
-	man, err := policy.LoadManifest(t.s.ManifestPath, t.s.Cwd)
-	if err == nil && man.WorkspaceDefaulted && t.s.Isolated {
+	man, err := policy.LoadManifest(t.Settings.ManifestPath, s.Cwd)
+	if err == nil && man.WorkspaceDefaulted && s.Isolated {
 		// The boundary makes the workspace writable: it must be the harness's word, never
 		// wherever the command happens to run (SPEC 2.4).
-		err = &policy.Problem{File: t.s.ManifestPath, Key: "workspace", Msg: "required with the isolation boundary on"}
+		err = &policy.Problem{File: t.Settings.ManifestPath, Key: "workspace", Msg: "required with the isolation boundary on"}
 	}
 	if err != nil {
-		e.none = nothingOffered + " (the turn manifest is invalid: " + err.Error() + ")"
-		return e, resolved{}
+		t.None = NothingOffered + " (the turn manifest is invalid: " + err.Error() + ")"
+		return t, resolved{}
 	}
-	e.man = man
-	if t.s.Isolated {
-		if err := e.trustWorkspace(); err != nil {
-			e.man = nil
-			e.none = nothingOffered + " (" + err.Error() + ")"
-			return e, resolved{}
+	t.Manifest = man
+	if s.Isolated {
+		if err := t.trustWorkspace(); err != nil {
+			t.Manifest = nil
+			t.None = NothingOffered + " (" + err.Error() + ")"
+			return t, resolved{}
 		}
 	}
-	getenv := t.s.Getenv
+	getenv := s.Getenv
 	home := policy.DefaultHome(getenv)
 	capsFile := getenv("SPEAR_CAPABILITIES_FILE")
 	reg, regErr := policy.Load(policy.Paths{Home: home, CapabilitiesFile: capsFile})
 	if reg == nil {
 		reg = &policy.Registry{Home: home}
 	}
-	e.reg = reg
-	e.red = audit.NewRedactor(reg.Secrets())
+	t.Registry = reg
+	t.Redactor = audit.NewRedactor(reg.Secrets())
 
 	var stErr error
 	projects, caps := reg.Sources()
-	e.turnKey = stateKey(man.Session, man.Turn, man.Source, projects, caps)
+	t.Key = stateKey(man.Session, man.Turn, man.Source, projects, caps)
 	if man.StateDir != "" {
-		e.state, stErr = openState(man.StateDir, "")
+		t.State, stErr = openState(man.StateDir, "")
 	} else {
-		if parent := t.s.StateParent; parent == "" {
+		if parent := s.StateParent; parent == "" {
 			stErr = errors.New("no state parent: set XDG_RUNTIME_DIR or HOME")
 		} else {
-			e.state, stErr = openState(filepath.Join(parent, e.turnKey), parent)
+			t.State, stErr = openState(filepath.Join(parent, t.Key), parent)
 		}
 	}
 
-	e.offer = reg.Offer(man)
+	t.Offer = reg.Offer(man)
 	scopeChanged := ""
 	// A registry that cannot be used resolves no project: that is not the turn's scope, and is
 	// neither pinned nor compared (the offer is empty anyway, for that reason).
 	if stErr == nil && regErr == nil {
-		if scopeChanged = e.pinScope(e.offer); scopeChanged != "" {
-			e.offer = e.offer.Withdrawn(scopeChanged)
+		if scopeChanged = t.pinScope(t.Offer); scopeChanged != "" {
+			t.Offer = t.Offer.Withdrawn(scopeChanged)
 		}
 	}
-	return e, resolved{ok: true, regErr: regErr, stateErr: stErr, scopeChanged: scopeChanged}
+	return t, resolved{ok: true, regErr: regErr, stateErr: stErr, scopeChanged: scopeChanged}
 }
 
-// startEarly starts every offered provider now when this turn has not selected its family
-// yet: the first answer of a turn needs them all, and their start-up (a process, initialize,
-// tools/list) then overlaps the turn's records and state instead of following them. ensure
-// takes the results; Close stops those never taken.
-func (e *turnEnv) startEarly(ctx context.Context, listOnly bool) {
-	if _, ok, err := e.state.read(familyFact); err != nil || ok {
-		return
-	}
-	e.early = make(map[string]chan startResult, len(e.order))
-	for _, id := range e.order {
-		if _, down, err := e.state.read(downName(id)); err != nil || down {
-			continue
+// Provider returns the offered provider id, if it is offered.
+func (t *Turn) Provider(id string) (Offered, bool) {
+	for _, o := range t.Offered {
+		if o.Config.ID == id {
+			return o, true
 		}
-		ch := make(chan startResult, 1)
-		e.early[id] = ch
-		p := e.provs[id]
-		go func() { ch <- startAndList(ctx, e, p, listOnly) }()
 	}
-}
-
-// takeEarly returns the channel of p's early start, if there was one; its result is ensure's.
-func (e *turnEnv) takeEarly(p *prov) chan startResult {
-	ch := e.early[p.cfg.ID]
-	delete(e.early, p.cfg.ID)
-	return ch
-}
-
-// dropEarly stops the providers started early that the answer did not take (it was refused
-// before it needed them), so that no later answer inherits a start made under another context.
-func (e *turnEnv) dropEarly() {
-	for id, ch := range e.early {
-		delete(e.early, id)
-		e.closing.Add(1) // held until the start ends and closeLater holds its own
-		go func() {
-			defer e.closing.Done()
-			e.closeLater((<-ch).client)
-		}()
-	}
+	return Offered{}, false
 }
 
 // onceEvents records the turn-level facts once per turn, whichever process comes first.
-func (e *turnEnv) onceEvents(regErr error) {
-	if e.state.once(audit.EventTurnStarted) {
+func (t *Turn) onceEvents(regErr error) {
+	if t.State.Once(audit.EventTurnStarted) {
 		f := map[string]any{
-			"isolated": e.s.Isolated, "isolation": e.s.Isolation, "task": e.man.Task,
-			"workspace": e.man.Workspace, "project": e.offer.Project, "permission_mode": e.man.PermissionMode,
-			"runtime": e.man.Runtime, "pid": os.Getpid(),
+			"isolated": t.Settings.Isolated, "isolation": t.Settings.Isolation, "task": t.Manifest.Task,
+			"workspace": t.Manifest.Workspace, "project": t.Offer.Project, "permission_mode": t.Manifest.PermissionMode,
+			"runtime": t.Manifest.Runtime, "pid": os.Getpid(),
 		}
-		if e.man.Pass != "" {
-			f["pass"] = e.man.Pass
+		if t.Manifest.Pass != "" {
+			f["pass"] = t.Manifest.Pass
 		}
 		if regErr != nil {
 			f["registry_error"] = regErr.Error()
 		}
-		_ = e.logEvent(audit.Event{Name: audit.EventTurnStarted, Fields: f})
+		_ = t.Log(audit.Event{Name: audit.EventTurnStarted, Fields: f})
 	}
-	if e.state.once("providers") {
-		for _, p := range e.reg.Providers {
-			_ = e.logEvent(audit.Event{Name: audit.EventProviderRegistered, Provider: p.ID,
+	if t.State.Once("providers") {
+		for _, p := range t.Registry.Providers {
+			_ = t.Log(audit.Event{Name: audit.EventProviderRegistered, Provider: p.ID,
 				Fields: map[string]any{"enabled": p.Enabled, "write": p.Write, "scope": scopeString(p.Scope)}})
 		}
-		for _, r := range e.reg.Rejected {
-			_ = e.logEvent(audit.Event{Name: audit.EventProviderRejected, Provider: r.ID, Reason: r.Reason})
+		for _, r := range t.Registry.Rejected {
+			_ = t.Log(audit.Event{Name: audit.EventProviderRejected, Provider: r.ID, Reason: r.Reason})
 		}
 	}
-	if e.man.Runtime == "earlier" && e.state.once(audit.EventRuntimeWithoutGateway) {
-		_ = e.logEvent(audit.Event{Name: audit.EventRuntimeWithoutGateway,
+	if t.Manifest.Runtime == "earlier" && t.State.Once(audit.EventRuntimeWithoutGateway) {
+		_ = t.Log(audit.Event{Name: audit.EventRuntimeWithoutGateway,
 			Reason: "runtime is earlier: this turn is offered no capabilities"})
 	}
 }
 
-func (e *turnEnv) logEvent(ev audit.Event) error {
-	if e.log == nil {
-		if e.logErr != nil {
-			return e.logErr
+// Log writes one audit record of the turn; without a trail it says why.
+func (t *Turn) Log(ev audit.Event) error {
+	if t.Audit == nil {
+		if t.AuditErr != nil {
+			return t.AuditErr
 		}
 		return fmt.Errorf("audit: no turn")
 	}
-	return e.log.Log(ev)
+	return t.Audit.Log(ev)
 }
 
 func scopeString(s policy.Scope) string {
@@ -289,7 +280,8 @@ func scopeString(s policy.Scope) string {
 	return out
 }
 
-func decisionsField(ds []policy.Decision) []map[string]any {
+// DecisionsField is the offer's decisions as the audit records them (the providers field).
+func DecisionsField(ds []policy.Decision) []map[string]any {
 	out := make([]map[string]any, 0, len(ds))
 	for _, d := range ds {
 		out = append(out, map[string]any{"id": d.Provider, "offered": d.Offered, "reason": d.Reason, "read_only": d.ReadOnly})
@@ -297,71 +289,12 @@ func decisionsField(ds []policy.Decision) []map[string]any {
 	return out
 }
 
-// answer collects one answer's output so that it is printed, redacted, only after its
-// audit records are written.
-type answer struct {
-	t      *Turn
-	out    bytes.Buffer
-	errb   bytes.Buffer
-	stdout io.Writer
-	stderr io.Writer
-}
-
-func (t *Turn) newAnswer(stdout, stderr io.Writer) *answer {
-	return &answer{t: t, stdout: stdout, stderr: stderr}
-}
-
-func (a *answer) printf(format string, args ...any) { fmt.Fprintf(&a.out, format, args...) }
-
-// note writes a notice line on stderr.
-func (a *answer) note(format string, args ...any) {
-	a.errb.WriteString("spear-capability: ")
-	fmt.Fprintf(&a.errb, format, args...)
-	a.errb.WriteByte('\n')
-}
-
-// errf writes the answer's `spear-capability: <code>: <reason>` line.
-func (a *answer) errf(code, format string, args ...any) {
-	a.note("%s: %s", code, fmt.Sprintf(format, args...))
-}
-
-// refuse records a refusal and says it; a refusal that cannot be recorded becomes
-// audit-unavailable (SPEC 5 places the audit check before every later code).
-func (a *answer) refuse(code, reason string) string {
-	return a.refuseEv(audit.Event{Code: code, Reason: reason})
-}
-
-func (a *answer) refuseEv(ev audit.Event) string {
-	ev.Name = audit.EventRefused
-	if e := a.t.env; e != nil && e.man != nil {
-		// no-capabilities precedes audit-unavailable in SPEC 5's order: recorded when possible.
-		if err := e.logEvent(ev); err != nil && ev.Code != CodeNoCapabilities {
-			return a.auditUnavailable(err)
-		}
+// nestedReason is what a spear-shell started by another's real shell says: it answers nothing,
+// and what to do instead. unconfined: that real shell has no boundary, so none is spoken of.
+func nestedReason(unconfined bool) string {
+	where := "this spear-shell runs inside another's isolation boundary (a nested spear-shell, started by a command such as exec SHELL -c)"
+	if unconfined {
+		where = "this spear-shell was started by another spear-shell's real shell (a nested spear-shell, started by a command such as exec SHELL -c)"
 	}
-	a.errf(ev.Code, "%s", ev.Reason)
-	return ev.Code
+	return where + " and answers nothing: " + NothingOffered + " here; type spear-capability in the command line the terminal sends, and if the terminal wraps that line (Codex runs exec SHELL -c), set the manifest's terminal (claude-code, codex, gemini or terminal-bench) so that the outer spear-shell answers it"
 }
-
-func (a *answer) auditUnavailable(err error) string {
-	a.out.Reset()
-	a.errf(CodeAuditUnavailable, "the audit trail cannot be written, so nothing is answered: %v", err)
-	return CodeAuditUnavailable
-}
-
-// finish prints the answer, redacted, and returns its exit code.
-func (a *answer) finish(code string) int {
-	red := audit.NewRedactor(nil)
-	if a.t.env != nil && a.t.env.red != nil {
-		red = a.t.env.red
-	}
-	if a.out.Len() > 0 {
-		a.stdout.Write(red.Bytes(a.out.Bytes()))
-	}
-	if a.errb.Len() > 0 {
-		a.stderr.Write(red.Bytes(a.errb.Bytes()))
-	}
-	return ExitCode(code)
-}
-
-func quote(s string) string { return strconv.Quote(clean(s)) }
