@@ -186,7 +186,7 @@ func (t *Turn) Prepare(ctx context.Context) {
 	t.startCtx = nil
 }
 
-// Pin pins the turn's workspace and project in its state now (scope.go), without loading the
+// Pin pins the turn's workspace and project in its state now (providers/scope.go), without loading the
 // rest of the turn or writing an audit record: a session calls it before the agent's first
 // command can run.
 func (t *Turn) Pin() {
