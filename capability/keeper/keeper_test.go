@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -21,31 +20,18 @@ import (
 	"github.com/spear-shell/spear-shell/capability/providers"
 )
 
-// fakeBin is testdata/fakeprovider, built once for the package's tests.
-var fakeBin string
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "keeper-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
+// buildFake builds testdata/fakeprovider for one test.
+func buildFake(t *testing.T) string {
+	t.Helper()
 	_, self, _, _ := runtime.Caller(0)
-	fakeBin = filepath.Join(dir, "fakeprovider")
-	build := exec.Command("go", "build", "-o", fakeBin, filepath.Join(filepath.Dir(self), "..", "..", "testdata", "fakeprovider"))
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build fakeprovider: %v\n%s", err, out)
-		os.Exit(2)
+	bin := filepath.Join(t.TempDir(), "fakeprovider")
+	src := filepath.Join(filepath.Dir(self), "..", "..", "testdata", "fakeprovider")
+	if out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("build fakeprovider: %v\n%s", err, out)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	return bin
 }
 
 // oneProviderTurn lays out, in dir, a turn offered one provider "p" (the fake provider with
@@ -58,7 +44,7 @@ func oneProviderTurn(t *testing.T, dir string, fake map[string]any) providers.Se
 		"home/projects.json": map[string]any{"projects": []any{
 			map[string]any{"name": "demo", "root": ws}}},
 		"home/capabilities.json": map[string]any{"providers": []any{map[string]any{
-			"id": "p", "command": []string{fakeBin, filepath.Join(dir, "p.json")}, "scope": "global",
+			"id": "p", "command": []string{buildFake(t), filepath.Join(dir, "p.json")}, "scope": "global",
 			"read": []string{"echo", "wait"}}}},
 		"turn.json": map[string]any{"turn": "t1", "task": "implementation", "workspace": ws,
 			"audit": filepath.Join(dir, "audit.jsonl"), "state_dir": filepath.Join(dir, "state")},
