@@ -195,7 +195,9 @@ func (t *Turn) Pin() {
 	if !t.closed && !t.loaded {
 		// Only the scope: a session with no invocation loads and records nothing more (SPEC 4).
 		// The manifest it read also names the terminal, which the session asks about next.
-		if core := providers.Resolve(t.s.Settings); core.Manifest != nil {
+		core := providers.Resolve(t.s.Settings)
+		t.s.ManifestPath = core.Settings.ManifestPath
+		if core.Manifest != nil {
 			t.terminal = core.Manifest.Terminal
 		}
 	}

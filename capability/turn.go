@@ -34,6 +34,7 @@ type turnEnv struct {
 
 // newEnv wraps a loaded provider core.
 func newEnv(s Settings, core *providers.Turn) *turnEnv {
+	s.ManifestPath = core.Settings.ManifestPath // --manifest as typed, made absolute
 	e := &turnEnv{Turn: core, s: s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
 	for _, o := range core.Offered {
 		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly}

@@ -46,7 +46,9 @@ type Offered struct {
 }
 
 // Turn is a turn's provider core as one process loads it: what the turn may reach, where it
-// is recorded and kept, and which providers it is offered.
+// is recorded and kept, and which providers it is offered. Load sets its fields, which are only
+// read after; Log, State and the trust checks may be used from several goroutines, PinOf and
+// PinFamily from one at a time (capability serialises its answers).
 type Turn struct {
 	Settings Settings
 
