@@ -1,6 +1,8 @@
 // Package capability answers recognised spear-capability invocations for one agent turn:
 // it selects the turn's family of provider tools, lists, describes and invokes them after the
-// checks of SPEC 5, frames and cleans what providers return, and audits every decision.
+// checks of SPEC 5, frames and cleans what providers return, and audits every decision. It is
+// layer 3 of the capability side, on the provider core (capability/providers, layer 1) and the
+// keeper's client (capability/keeper, layer 2); it never imports anything under interp/.
 package capability
 
 import (
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
 )
 
 // Request is one recognised invocation, as recognition hands it over.
@@ -20,31 +23,11 @@ type Request struct {
 	Source    string   // the invocation's source text
 }
 
-// Settings is what the caller knows before anything is loaded.
+// Settings is what the caller knows before anything is loaded: the turn's settings, and the
+// schema helper that judges what the native validator does not.
 type Settings struct {
-	Getenv       func(string) string // spear-shell's environment
-	Cwd          string
-	ManifestPath string // --manifest or SPEAR_TURN_MANIFEST; "" = none
-	Session      bool   // a stdin session: providers stay up; turn_ended at Close
-	Inside       bool   // started inside a spear-shell's real shell: offer nothing, say why
-	Unconfined   bool   // Inside, and that real shell has no isolation boundary (SPEAR_ISOLATION=none)
-	Isolation    string // how the real shell runs, e.g. "bwrap", "none (SPEAR_ISOLATION=none)"
-	Isolated     bool
+	providers.Settings
 	SchemaHelper string // the spear-shell-schema helper; "" = SchemaHelperName beside the running executable
-
-	// WritableRoots are directories the agent can write besides the workspace and the
-	// manifest's writable list (the turn's temporary directory). No program spear-shell
-	// starts may lie in, or be reached through a symlink in, any of them.
-	WritableRoots []string
-	// CheckTrusted says why path cannot be trusted when roots (absolute, as given) are the
-	// writable roots: it, or a symlink on its way, lies in one. nil: nothing is trusted, and
-	// no provider, approver or schema helper is started.
-	CheckTrusted func(path string, roots []string) error
-	// Self and Environ start the turn's keeper (SPEC 12): this binary and the environment it
-	// runs in. Self "" means no keeper: every answer starts its providers itself.
-	Self        string
-	Environ     []string
-	StateParent string // where default state_dirs live (SPEC 9); "" = none can be kept
 }
 
 // Answer codes (SPEC 5).
@@ -160,9 +143,9 @@ func (t *Turn) Refuse(code, reason string, stderr io.Writer) int {
 	t.seq++
 	a := t.newAnswer(io.Discard, stderr)
 	t.load()
-	if e := t.env; e != nil && e.log != nil {
+	if e := t.env; e != nil && e.Audit != nil {
 		// Recognition comes first in SPEC 5's order: the refusal stands even when it cannot be recorded.
-		_ = e.logEvent(audit.Event{Name: audit.EventRefused, Code: code, Reason: reason})
+		_ = e.Log(audit.Event{Name: audit.EventRefused, Code: code, Reason: reason})
 	}
 	a.errf(code, "%s", reason)
 	return a.finish(code)
@@ -203,7 +186,7 @@ func (t *Turn) Prepare(ctx context.Context) {
 	t.startCtx = nil
 }
 
-// Pin pins the turn's workspace and project in its state now (scope.go), without loading the
+// Pin pins the turn's workspace and project in its state now (providers/scope.go), without loading the
 // rest of the turn or writing an audit record: a session calls it before the agent's first
 // command can run.
 func (t *Turn) Pin() {
@@ -212,8 +195,10 @@ func (t *Turn) Pin() {
 	if !t.closed && !t.loaded {
 		// Only the scope: a session with no invocation loads and records nothing more (SPEC 4).
 		// The manifest it read also names the terminal, which the session asks about next.
-		if e, _ := t.resolve(); e.man != nil {
-			t.terminal = e.man.Terminal
+		core := providers.Resolve(t.s.Settings)
+		t.s.ManifestPath = core.Settings.ManifestPath
+		if core.Manifest != nil {
+			t.terminal = core.Manifest.Terminal
 		}
 	}
 }
@@ -247,7 +232,7 @@ func (t *Turn) Close(reason string) {
 	}
 	t.env.dropEarly()
 	t.env.stopAll()
-	if t.s.Session && t.env.log != nil {
-		_ = t.env.logEvent(audit.Event{Name: audit.EventTurnEnded, Reason: reason})
+	if t.s.Session && t.env.Audit != nil {
+		_ = t.env.Log(audit.Event{Name: audit.EventTurnEnded, Reason: reason})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
@@ -51,7 +52,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		err    error
 	}
 	results := make([]checked, len(reg.Providers))
-	e := &turnEnv{s: s, reg: reg}
+	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg}, s: s}
 	if s.ManifestPath != "" {
 		// The manifest's workspace and writable list are writable roots: no program may lie there.
 		man, err := policy.LoadManifest(s.ManifestPath, s.Cwd)
@@ -59,7 +60,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 			ok = false
 			fmt.Fprintf(&out, "manifest: unusable: %v\n", err)
 		}
-		e.man = man
+		e.Manifest = man
 	}
 	var wg sync.WaitGroup
 	for i := range reg.Providers {

@@ -17,12 +17,10 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 )
-
-// Version is sent in initialize's clientInfo.
-var Version = "dev"
 
 // Whole-or-index limits (SPEC 2.6).
 const (
@@ -35,7 +33,7 @@ const (
 type prov struct {
 	cfg       *policy.Provider
 	readOnly  bool // general turn: WRITE tools are hidden
-	client    provClient
+	client    providers.Client
 	tools     []*tool // valid, visible tools in listing order
 	byName    map[string]*tool
 	down      string // non-empty: unavailable for the rest of the turn (what the turn is told)
@@ -203,7 +201,7 @@ func showMode(tools []*tool) string {
 func (t *Turn) family(ctx context.Context, a *answer, need []string) bool {
 	e := t.env
 	if !e.familyKnown {
-		if content, ok, err := e.state.read(familyFact); err == nil && ok {
+		if content, ok, err := e.State.Read(providers.FamilyFact); err == nil && ok {
 			e.mode = modeOf(content)
 			e.familyKnown = true
 		} else {
@@ -235,20 +233,16 @@ func (t *Turn) selectFamily() {
 	for _, id := range e.order {
 		all = append(all, e.provs[id].tools...)
 	}
-	// One pin file for the family (a line per tool: id and definition hash): a family of
-	// 10,000 tools from 20 providers costs one file, not 10,000. A provider down at this point
-	// is out of the turn, so nothing of it needs a pin later. Pins this process wrote are
-	// known without reading them back.
-	if created, err := e.state.create(pinsFact, pinLines(all)); err == nil && created && e.pins == nil {
-		e.pins = make(map[string]string, len(all))
-		for _, tl := range all {
-			e.pins[tl.id] = tl.hash
-		}
+	// A provider down at this point is out of the turn, so nothing of it needs a pin later.
+	pins := make([]providers.Pin, len(all))
+	for i, tl := range all {
+		pins[i] = providers.Pin{ID: tl.id, Hash: tl.hash}
 	}
+	_, _ = e.PinFamily(pins)
 	mode := showMode(all)
-	created, err := e.state.create(familyFact, []byte(mode))
+	created, err := e.State.Create(providers.FamilyFact, []byte(mode))
 	if err == nil && !created {
-		if content, ok, err := e.state.read(familyFact); err == nil && ok {
+		if content, ok, err := e.State.Read(providers.FamilyFact); err == nil && ok {
 			mode = modeOf(content) // another process of the turn selected it first
 		}
 	}
@@ -266,15 +260,15 @@ func (t *Turn) selectFamily() {
 				down = append(down, id)
 			}
 		}
-		_ = e.logEvent(audit.Event{Name: audit.EventFamilySelected, Mode: mode, Fields: map[string]any{
-			"project": e.offer.Project, "providers": decisionsField(e.offer.Decisions),
+		_ = e.Log(audit.Event{Name: audit.EventFamilySelected, Mode: mode, Fields: map[string]any{
+			"project": e.Offer.Project, "providers": providers.DecisionsField(e.Offer.Decisions),
 			"family": ids, "count": len(all), "bytes": bytesTotal, "unavailable": down,
 		}})
 	}
 }
 
 type startResult struct {
-	client provClient
+	client providers.Client
 	tools  []mcpstdio.Tool
 	stage  string
 	err    error
@@ -298,7 +292,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 			continue
 		}
 		if p.client == nil {
-			if reason, ok, err := e.state.read(downName(id)); err == nil && ok {
+			if reason, ok, err := e.State.Read(providers.DownFact(id)); err == nil && ok {
 				p.down = shown(string(reason), reasonMax)
 				if p.down == "" {
 					p.down = "it failed earlier in this turn"
@@ -351,8 +345,8 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 		p.listedSeq, p.listedAt = t.seq, t.now()
 		for _, rj := range r.rejected {
 			sum := sha256.Sum256([]byte(rj.name + "\x00" + rj.reason))
-			if e.state.once("tool_rejected@" + p.cfg.ID + "@" + hex.EncodeToString(sum[:8])) {
-				_ = e.logEvent(audit.Event{Name: audit.EventToolRejected, Provider: p.cfg.ID,
+			if e.State.Once("tool_rejected@" + p.cfg.ID + "@" + hex.EncodeToString(sum[:8])) {
+				_ = e.Log(audit.Event{Name: audit.EventToolRejected, Provider: p.cfg.ID,
 					Capability: p.cfg.ID + "/" + boundName(rj.name), Reason: rj.reason})
 			}
 		}
@@ -368,7 +362,7 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) sta
 	began := time.Now()
 	r := startResult{client: p.client}
 	if r.client == nil {
-		if err := e.trustProvider(p.cfg); err != nil {
+		if err := e.TrustProvider(p.cfg); err != nil {
 			r.stage, r.err, r.took = "trust", err, time.Since(began)
 			return r
 		}
@@ -400,15 +394,15 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) sta
 
 // markDown leaves a provider out for the rest of the turn: recorded, kept in the state so
 // that later processes of the turn know, and said once per turn on stderr.
-func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c provClient) {
+func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c providers.Client) {
 	e := t.env
 	reason := failReason(err)
 	p.down = reason
 	p.client = nil
-	if st := stageOf(err); st != "" {
+	if st := providers.StageOf(err); st != "" {
 		stage = st
 	}
-	tail := stderrOf(err)
+	tail := providers.StderrOf(err)
 	if c != nil && tail == "" {
 		// Stopped first (a faulty provider gets a short grace): only then has its stderr been
 		// read to the end, so its last words are recorded whatever the timing, as the keeper's
@@ -416,10 +410,10 @@ func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c provClien
 		c.Close()
 		tail = c.StderrTail()
 	}
-	_ = e.logEvent(audit.Event{Name: audit.EventProviderFailed, Provider: p.cfg.ID, Stage: stage,
+	_ = e.Log(audit.Event{Name: audit.EventProviderFailed, Provider: p.cfg.ID, Stage: stage,
 		Reason: err.Error(), StderrTail: tail})
-	_, _ = e.state.create(downName(p.cfg.ID), []byte(reason))
-	if e.state.once(downName(p.cfg.ID)) {
+	_, _ = e.State.Create(providers.DownFact(p.cfg.ID), []byte(reason))
+	if e.State.Once(providers.DownFact(p.cfg.ID)) {
 		a.note("provider %s is unavailable for the rest of this turn: %s", p.cfg.ID, reason)
 	}
 }
@@ -438,12 +432,12 @@ func failReason(err error) string {
 		return "it speaks another protocol version than " + mcpstdio.ProtocolVersion
 	case errors.Is(err, mcpstdio.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return "it did not answer in time"
-	case errors.Is(err, errUntrusted):
+	case errors.Is(err, providers.ErrUntrusted):
 		return "its program is not out of the agent's reach (it, or a link to it, lies where the agent can write)"
 	case errors.Is(err, mcpstdio.ErrStart):
 		return "it could not be started"
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
-		if st := stageOf(err); st == mcpstdio.StageStart || st == mcpstdio.StageInitialize {
+		if st := providers.StageOf(err); st == mcpstdio.StageStart || st == mcpstdio.StageInitialize {
 			return "it exited before completing start-up"
 		}
 		return "it exited or closed its connection"
@@ -457,7 +451,7 @@ func failReason(err error) string {
 
 // closeLater stops a provider this turn no longer uses without making the answer wait for its
 // shutdown grace periods; stopAll waits for it.
-func (e *turnEnv) closeLater(c provClient) {
+func (e *turnEnv) closeLater(c providers.Client) {
 	if c == nil {
 		return
 	}
@@ -511,58 +505,20 @@ func sortByID(tools []*tool) {
 	slices.SortFunc(tools, func(a, b *tool) int { return strings.Compare(a.id, b.id) })
 }
 
-// pinLines is the family's pin file: one "<id>/<tool> hash" line per capability, sorted. Ids
-// are unique and hold no byte below the blank that follows them, so sorting by id sorts the
-// lines.
-func pinLines(tools []*tool) []byte {
-	sorted := slices.Clone(tools)
-	sortByID(sorted)
-	n := 0
-	for _, tl := range sorted {
-		n += len(tl.id) + len(tl.hash) + 2
-	}
-	b := make([]byte, 0, n)
-	for _, tl := range sorted {
-		b = append(b, tl.id...)
-		b = append(b, ' ')
-		b = append(b, tl.hash...)
-		b = append(b, '\n')
-	}
-	return b
-}
-
 // pin returns the hash a capability was pinned with; ok is false when it is not part of this
 // turn's family.
 func (e *turnEnv) pin(providerID, name string) (hash string, ok bool) {
-	return e.pinOf(providerID + "/" + name)
-}
-
-// pinOf is pin by capability id. Capability ids hold no blank, so a line splits at its blank.
-func (e *turnEnv) pinOf(id string) (hash string, ok bool) {
-	if e.pins == nil {
-		b, exists, err := e.state.read(pinsFact)
-		if err != nil || !exists {
-			return "", false
-		}
-		e.pins = map[string]string{}
-		for line := range strings.SplitSeq(string(b), "\n") {
-			if id, h, cut := strings.Cut(line, " "); cut {
-				e.pins[id] = h
-			}
-		}
-	}
-	hash, ok = e.pins[id]
-	return hash, ok
+	return e.PinOf(providerID + "/" + name)
 }
 
 // pinned reports whether the tool belongs to the turn's family (a pin exists for it).
 func (e *turnEnv) pinned(tl *tool) bool {
-	_, ok := e.pinOf(tl.id)
+	_, ok := e.PinOf(tl.id)
 	return ok
 }
 
 // pinMatches compares the tool's current definition with its pin.
 func (e *turnEnv) pinMatches(tl *tool) bool {
-	h, ok := e.pinOf(tl.id)
+	h, ok := e.PinOf(tl.id)
 	return ok && h == tl.hash
 }

@@ -14,6 +14,9 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // fakeBin is testdata/fakeprovider and helperBin is cmd/spear-shell-schema, built once for the
@@ -123,9 +126,9 @@ func (f *fixture) write(path string, v any) {
 }
 
 func (f *fixture) settings() Settings {
-	return Settings{Getenv: func(k string) string { return f.env[k] }, Cwd: f.ws,
-		ManifestPath: f.manifest, Isolation: "none (test)", Isolated: false, SchemaHelper: helperBin,
-		CheckTrusted: checkTrustedLexically}
+	return Settings{Settings: providers.Settings{Getenv: func(k string) string { return f.env[k] }, Cwd: f.ws,
+		ManifestPath: f.manifest, Isolation: "none (test)", Isolated: false,
+		CheckTrusted: checkTrustedLexically}, SchemaHelper: helperBin}
 }
 
 // checkTrustedLexically stands in for the boundary's check (cmd/spear-shell wires
@@ -137,6 +140,13 @@ func checkTrustedLexically(path string, roots []string) error {
 		}
 	}
 	return nil
+}
+
+// schemaEnv is a turn with nothing loaded but what validation needs: the schema helper, the
+// trust check and, when not nil, the manifest (its workspace is a writable root).
+func schemaEnv(helper string, check func(string, []string) error, man *policy.Manifest) *turnEnv {
+	s := Settings{Settings: providers.Settings{CheckTrusted: check}, SchemaHelper: helper}
+	return &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Manifest: man}, s: s, schemas: map[string]*compiled{}}
 }
 
 // turn returns a new process's view of the turn, closed at the end of the test.

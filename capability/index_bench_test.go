@@ -27,11 +27,3 @@ func BenchmarkRenderIndex(b *testing.B) {
 		e.render(&answer{}, tools)
 	}
 }
-
-// BenchmarkPinLines writes the pins of a 10,000-capability family.
-func BenchmarkPinLines(b *testing.B) {
-	tools := benchFamily()
-	for b.Loop() {
-		pinLines(tools)
-	}
-}

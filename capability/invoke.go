@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/keeper"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 )
@@ -49,7 +51,7 @@ func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
 		return refuse(code, reason, nil)
 	}
 	if e.mode != "whole" {
-		if _, ok, err := e.state.read(describedName(tl.id)); err != nil || !ok {
+		if _, ok, err := e.State.Read(providers.DescribedFact(tl.id)); err != nil || !ok {
 			return refuse(CodeNotDescribed, fmt.Sprintf("%s must be described in this turn before it is invoked: spear-capability describe %s", tl.id, tl.id), tl)
 		}
 	}
@@ -59,11 +61,11 @@ func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
 	}
 	gate := policy.GateRun
 	if tl.class != "READ" {
-		gate = policy.WriteGate(tl.prov.cfg.Write, e.man.PermissionMode)
+		gate = policy.WriteGate(tl.prov.cfg.Write, e.Manifest.PermissionMode)
 	}
 	if gate == policy.GateRefuse {
 		return refuse(CodeWriteRefused, fmt.Sprintf("%s is a WRITE capability; its write policy %q under permission mode %q refuses calls",
-			tl.id, tl.prov.cfg.Write, e.man.PermissionMode), tl)
+			tl.id, tl.prov.cfg.Write, e.Manifest.PermissionMode), tl)
 	}
 	if !e.pinMatches(tl) {
 		return refuse(CodeDefinitionChanged, tl.id+": the tool's definition changed since this turn's family was selected", tl)
@@ -71,14 +73,14 @@ func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
 	approval := "not-needed"
 	switch gate {
 	case policy.GateAsk:
-		if len(e.man.Approver) == 0 {
+		if len(e.Manifest.Approver) == 0 {
 			return refuse(CodeNotConfirmed, tl.id+": this WRITE needs confirmation and the turn has no approver", tl)
 		}
-		if err := e.trustApprover(); err != nil {
+		if err := e.TrustPrograms(e.Manifest.ApproverPrograms()); err != nil {
 			return refuse(CodeNotConfirmed, tl.id+": the approver cannot be asked: "+err.Error(), tl)
 		}
-		ok, why := policy.Approve(ctx, e.man.Approver, e.man.ApproverTimeout, policy.ApprovalRequest{
-			Turn: e.man.Turn, Session: e.man.Session, Capability: tl.id, Class: tl.class,
+		ok, why := policy.Approve(ctx, e.Manifest.Approver, e.Manifest.ApproverTimeout, policy.ApprovalRequest{
+			Turn: e.Manifest.Turn, Session: e.Manifest.Session, Capability: tl.id, Class: tl.class,
 			Description: clean(tl.desc), Arguments: forward,
 		})
 		if ctx.Err() != nil {
@@ -104,13 +106,13 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	intent := audit.Event{Name: audit.EventInvoked, Provider: p.cfg.ID, Capability: tl.id,
 		Class: tl.class, AuditID: auditID, Args: forward, Mode: e.mode,
 		Fields: map[string]any{"phase": "intent", "approval": approval}}
-	if e.log == nil {
-		return a.auditUnavailable(e.logEvent(intent))
+	if e.Audit == nil {
+		return a.auditUnavailable(e.Log(intent))
 	}
-	if err := e.log.LogReserving(intent); err != nil {
+	if err := e.Audit.LogReserving(intent); err != nil {
 		return a.auditUnavailable(err)
 	}
-	timeout := providerTimeout(p.cfg)
+	timeout := providers.Timeout(p.cfg)
 	began := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	res, err := p.client.CallTool(cctx, tl.name, forward)
@@ -129,7 +131,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		e.closeLater(p.client)
 		p.client = nil
 		outcome.Code = CodeInterrupted
-		_ = e.logEvent(outcome)
+		_ = e.Log(outcome)
 		return t.interrupted(a, tl.id, auditID)
 	case errors.As(err, &rpc):
 		code = CodeToolError
@@ -141,13 +143,13 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		reason = fmt.Sprintf("%s: the result (%d bytes) was larger than the limit of %d bytes (max_message) and was discarded",
 			tl.id, tooLarge.Size, tooLarge.Limit)
 		body = reason
-	case errors.Is(err, errKeeperLost):
+	case errors.Is(err, keeper.ErrLost):
 		// The call was sent and may have run: it is not sent again (SPEC 6), and the provider,
 		// which did nothing wrong, stays in the turn; the next answer starts it itself.
 		e.closeLater(p.client)
 		p.client = nil
 		outcome.Code, outcome.Reason = CodeUnavailable, err.Error()
-		if lerr := e.logEvent(outcome); lerr != nil {
+		if lerr := e.Log(outcome); lerr != nil {
 			return a.auditUnavailable(lerr)
 		}
 		a.errf(CodeUnavailable, "%s: the turn's keeper went away during the call, which is not sent again: its outcome is unknown", tl.id)
@@ -161,7 +163,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		e.closeLater(c)
 		t.markDown(a, p, "call", err, c)
 		outcome.Code, outcome.Reason = code, err.Error()
-		if lerr := e.logEvent(outcome); lerr != nil {
+		if lerr := e.Log(outcome); lerr != nil {
 			return a.auditUnavailable(lerr)
 		}
 		if code == CodeTimeout {
@@ -187,7 +189,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	if outcome.Code == "" {
 		outcome.Code = "ok"
 	}
-	if err := e.logEvent(outcome); err != nil {
+	if err := e.Log(outcome); err != nil {
 		return a.auditUnavailable(err)
 	}
 	a.printf("%s", frame(tl.id, auditID, shown))
@@ -220,8 +222,8 @@ func (e *turnEnv) checkOutput(tl *tool, structured json.RawMessage) string {
 }
 
 func (t *Turn) interrupted(a *answer, capID, auditID string) string {
-	if e := t.env; e != nil && e.man != nil {
-		_ = e.logEvent(audit.Event{Name: audit.EventInterrupted, Capability: capID, AuditID: auditID})
+	if e := t.env; e != nil && e.Manifest != nil {
+		_ = e.Log(audit.Event{Name: audit.EventInterrupted, Capability: capID, AuditID: auditID})
 	}
 	a.errf(CodeInterrupted, "the answer was interrupted")
 	return CodeInterrupted

@@ -7,11 +7,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/spear-shell/spear-shell/capability/providers"
 )
 
 // In a session a running provider is listed again before an answer that needs it when it
 // announced a change (notifications/tools/list_changed) or its last listing is older than
-// RelistAfter; not otherwise, and never twice in one answer. A definition changed without a
+// providers.RelistAfter; not otherwise, and never twice in one answer. A definition changed without a
 // notification is thus caught once the listing is that old, before any call reaches it.
 func TestRelist(t *testing.T) {
 	t.Parallel()
@@ -44,16 +46,16 @@ func TestRelist(t *testing.T) {
 	}
 	// Within the age nothing is listed again: the change is not seen yet.
 	change("p")
-	advance(RelistAfter - time.Second)
+	advance(providers.RelistAfter - time.Second)
 	if r := ask(tr, "invoke", "p/echo", `{}`); r.code != 0 || lists("p") != 1 {
-		t.Fatalf("within %v: %+v, %d listings", RelistAfter, r, lists("p"))
+		t.Fatalf("within %v: %+v, %d listings", providers.RelistAfter, r, lists("p"))
 	}
 	// Past it the provider is listed again first, once, and the change is caught before the call.
 	advance(time.Second)
 	calls := len(f.record())
 	r := ask(tr, "invoke", "p/echo", `{}`)
 	if r.code != 3 || !strings.Contains(r.stderr, "definition-changed") || lists("p") != 2 || len(f.record()) != calls {
-		t.Fatalf("past %v: %+v, %d listings, %d calls (was %d)", RelistAfter, r, lists("p"), len(f.record()), calls)
+		t.Fatalf("past %v: %+v, %d listings, %d calls (was %d)", providers.RelistAfter, r, lists("p"), len(f.record()), calls)
 	}
 	if r := ask(tr, "describe", "p/echo"); r.code != 3 || !strings.Contains(r.stderr, "definition-changed") || lists("p") != 2 {
 		t.Fatalf("describe: %+v, %d listings", r, lists("p"))

@@ -41,7 +41,7 @@ func (e *turnEnv) validate(raw json.RawMessage, v any) (unusable string, leaves 
 	}
 	path, err := helperPath(e.s.SchemaHelper)
 	if err == nil {
-		err = e.trustHelper(path)
+		err = e.TrustPrograms([]string{path}, nil)
 	}
 	if err != nil {
 		return "the schema checker cannot run: " + err.Error(), nil

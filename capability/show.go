@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
@@ -16,14 +17,14 @@ import (
 func (t *Turn) prelude(a *answer) string {
 	t.load()
 	e := t.env
-	if e.none != "" {
-		return a.refuse(CodeNoCapabilities, e.none)
+	if e.None != "" {
+		return a.refuse(CodeNoCapabilities, e.None)
 	}
-	if moved := e.rescope(); moved != "" {
-		return a.refuse(CodeNoCapabilities, nothingOffered+" ("+moved+")")
+	if moved := e.Rescope(); moved != "" {
+		return a.refuse(CodeNoCapabilities, providers.NothingOffered+" ("+moved+")")
 	}
-	if e.log == nil {
-		return a.auditUnavailable(e.logErr)
+	if e.Audit == nil {
+		return a.auditUnavailable(e.AuditErr)
 	}
 	return ""
 }
@@ -32,7 +33,7 @@ func (t *Turn) prelude(a *answer) string {
 func (t *Turn) list(ctx context.Context, a *answer, via string) string {
 	if code := t.prelude(a); code != "" {
 		if code == CodeNoCapabilities && via == "context" {
-			a.printf("%s.\n", t.env.none)
+			a.printf("%s.\n", t.env.None)
 		}
 		return code
 	}
@@ -47,7 +48,7 @@ func (t *Turn) list(ctx context.Context, a *answer, via string) string {
 			down = append(down, id)
 		}
 	}
-	if err := e.logEvent(audit.Event{Name: audit.EventIndexExposed, Mode: e.mode,
+	if err := e.Log(audit.Event{Name: audit.EventIndexExposed, Mode: e.mode,
 		Fields: map[string]any{"via": via, "count": len(tools), "unavailable": down}}); err != nil {
 		return a.auditUnavailable(err)
 	}
@@ -106,7 +107,7 @@ func (e *turnEnv) writeNote(tl *tool) string {
 	if tl.class != "WRITE" {
 		return ""
 	}
-	return " (write policy " + tl.prov.cfg.Write + ": " + gateMeaning(policy.WriteGate(tl.prov.cfg.Write, e.man.PermissionMode)) + ")"
+	return " (write policy " + tl.prov.cfg.Write + ": " + gateMeaning(policy.WriteGate(tl.prov.cfg.Write, e.Manifest.PermissionMode)) + ")"
 }
 
 func gateMeaning(g policy.Gate) string {
@@ -159,11 +160,11 @@ func (t *Turn) describe(ctx context.Context, a *answer, targets []string) string
 			}
 			continue
 		}
-		if err := e.logEvent(audit.Event{Name: audit.EventDescribed, Provider: tl.prov.cfg.ID,
+		if err := e.Log(audit.Event{Name: audit.EventDescribed, Provider: tl.prov.cfg.ID,
 			Capability: tl.id, Class: tl.class, Mode: e.mode}); err != nil {
 			return a.auditUnavailable(err)
 		}
-		_, _ = e.state.create(describedName(tl.id), nil)
+		_, _ = e.State.Create(providers.DescribedFact(tl.id), nil)
 		if !first {
 			a.printf("\n")
 		}
@@ -177,8 +178,8 @@ func (e *turnEnv) describeOne(a *answer, tl *tool) {
 	a.printf("%s  %s\n", clean(tl.id), tl.class)
 	if tl.class == "WRITE" {
 		w := tl.prov.cfg.Write
-		a.printf("write policy: %s; under permission mode %s %s\n", w, e.man.PermissionMode,
-			gateMeaning(policy.WriteGate(w, e.man.PermissionMode)))
+		a.printf("write policy: %s; under permission mode %s %s\n", w, e.Manifest.PermissionMode,
+			gateMeaning(policy.WriteGate(w, e.Manifest.PermissionMode)))
 	} else {
 		a.printf("write policy: none needed (READ capabilities run without confirmation)\n")
 	}

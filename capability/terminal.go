@@ -33,18 +33,8 @@ func (t *Turn) EnvelopeUnmatched(terminal, head string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.load()
-	if e := t.env; e != nil && e.log != nil {
-		_ = e.logEvent(audit.Event{Name: audit.EventEnvelopeUnmatched,
+	if e := t.env; e != nil && e.Audit != nil {
+		_ = e.Log(audit.Event{Name: audit.EventEnvelopeUnmatched,
 			Fields: map[string]any{"terminal": terminal, "head": head}})
 	}
-}
-
-// nestedReason is what a spear-shell started by another's real shell says: it answers nothing,
-// and what to do instead. unconfined: that real shell has no boundary, so none is spoken of.
-func nestedReason(unconfined bool) string {
-	where := "this spear-shell runs inside another's isolation boundary (a nested spear-shell, started by a command such as exec SHELL -c)"
-	if unconfined {
-		where = "this spear-shell was started by another spear-shell's real shell (a nested spear-shell, started by a command such as exec SHELL -c)"
-	}
-	return where + " and answers nothing: " + nothingOffered + " here; type spear-capability in the command line the terminal sends, and if the terminal wraps that line (Codex runs exec SHELL -c), set the manifest's terminal (claude-code, codex, gemini or terminal-bench) so that the outer spear-shell answers it"
 }

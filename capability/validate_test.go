@@ -220,7 +220,7 @@ func TestValidateHelper(t *testing.T) {
 		w.Write([]byte(`{"type":"string"}`))
 	}))
 	defer srv.Close()
-	e := &turnEnv{s: Settings{SchemaHelper: helperBin, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
+	e := schemaEnv(helperBin, checkTrustedLexically, nil)
 	cases := []struct {
 		schema, instance string
 		unusable, leaf   string // substrings; both empty = valid
@@ -283,7 +283,7 @@ func TestValidateHelperFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{filepath.Join(dir, "absent"), dies, garbage} {
-		e := &turnEnv{s: Settings{SchemaHelper: path, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
+		e := schemaEnv(path, checkTrustedLexically, nil)
 		for range 2 { // the second need starts it again
 			unusable, leaves := e.validate(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
 			if !strings.HasPrefix(unusable, "the schema checker cannot run: ") || leaves != nil {
@@ -304,14 +304,13 @@ func TestValidateHelperUntrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	man := &policy.Manifest{Workspace: ws}
-	for _, s := range []Settings{
-		{SchemaHelper: planted, CheckTrusted: checkTrustedLexically},
-		{SchemaHelper: helperBin},
+	for _, e := range []*turnEnv{
+		schemaEnv(planted, checkTrustedLexically, man),
+		schemaEnv(helperBin, nil, man),
 	} {
-		e := &turnEnv{s: s, man: man, schemas: map[string]*compiled{}}
 		unusable, _ := e.validate(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
 		if !strings.HasPrefix(unusable, "the schema checker cannot run: program refused: ") {
-			t.Errorf("%s: unusable %q", s.SchemaHelper, unusable)
+			t.Errorf("%s: unusable %q", e.s.SchemaHelper, unusable)
 		}
 	}
 	if _, err := os.Stat(ran); err == nil {
@@ -340,7 +339,7 @@ func TestJoinLeaves(t *testing.T) {
 func TestValidateDifferential(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewSource(8))
-	e := &turnEnv{s: Settings{SchemaHelper: helperBin, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
+	e := schemaEnv(helperBin, checkTrustedLexically, nil)
 	mine, total := 0, 0
 	for i := range 3000 {
 		data := make([]byte, 64+rng.Intn(192))
@@ -360,7 +359,7 @@ func FuzzValidateDifferential(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10"))
 	f.Add(bytes.Repeat([]byte{0x5a, 0xc3, 0x11, 0x80}, 32))
-	e := &turnEnv{s: Settings{SchemaHelper: helperBin, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
+	e := schemaEnv(helperBin, checkTrustedLexically, nil)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		differential(t, data, e, true)
 	})
@@ -592,7 +591,7 @@ func (g *gen) schema() string {
 // must judge as SPEC 5 says, where a format never refuses a value, and so must the helper.
 func TestDifferentialFormatUnderDraft07(t *testing.T) {
 	t.Parallel()
-	e := &turnEnv{s: Settings{SchemaHelper: helperBin, CheckTrusted: checkTrustedLexically}, schemas: map[string]*compiled{}}
+	e := schemaEnv(helperBin, checkTrustedLexically, nil)
 	for _, schema := range []string{
 		`{"$schema":"https://json-schema.org/draft/2020-12/schema","$schema":"http://json-schema.org/draft-07/schema#","format":"date"}`,
 		`{"$schema":"http://json-schema.org/draft-07/schema#","format":"email"}`,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/spear-shell/spear-shell/capability"
+	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
@@ -17,5 +17,5 @@ func runKeeper(a realshell.Args, stderr *os.File) int {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
 		return 126
 	}
-	return capability.ServeKeeper(settings(a, self, a.ManifestPath(os.Getenv), nil, errors.New("a keeper runs no real shell")))
+	return keeper.Serve(settings(a, self, a.ManifestPath(os.Getenv), nil, errors.New("a keeper runs no real shell")).Settings)
 }

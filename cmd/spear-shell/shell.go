@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spear-shell/spear-shell/capability"
+	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/cmd/spear-shell/internal/fastpath"
 	"github.com/spear-shell/spear-shell/interp"
 	"github.com/spear-shell/spear-shell/interp/realshell"
@@ -52,7 +53,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		fmt.Fprint(stdout, dynamicWarning())
 		return code
 	case "end-turn":
-		code := capability.EndTurn(ts, stderr)
+		code := keeper.EndTurn(ts.Settings, stderr)
 		if code == 0 && rs != nil && rs.Boundary != nil {
 			// The turn's /tmp is kept for the whole turn (SPEC 9); the turn is over now.
 			if err := rs.Boundary.RemoveTmp(); err != nil {

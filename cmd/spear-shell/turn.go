@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/capability"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/interp"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
@@ -22,17 +23,19 @@ import (
 func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, rsErr error) capability.Settings {
 	cwd, _ := os.Getwd()
 	s := capability.Settings{
-		Getenv:       os.Getenv,
-		Cwd:          cwd,
-		ManifestPath: manifest,
-		Session:      a.Own == "" && a.Mode == realshell.ModeSession,
-		Inside:       realshell.InsideBoundary(os.Getenv),
-		Unconfined:   os.Getenv(realshell.BoundaryMarker) == "none",
+		Settings: providers.Settings{
+			Getenv:       os.Getenv,
+			Cwd:          cwd,
+			ManifestPath: manifest,
+			Session:      a.Own == "" && a.Mode == realshell.ModeSession,
+			Inside:       realshell.InsideBoundary(os.Getenv),
+			Unconfined:   os.Getenv(realshell.BoundaryMarker) == "none",
+			CheckTrusted: checkTrusted,
+			Self:         self,
+			Environ:      os.Environ(),
+			StateParent:  realshell.StateParent(os.Getenv),
+		},
 		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
-		CheckTrusted: checkTrusted,
-		Self:         self,
-		Environ:      os.Environ(),
-		StateParent:  realshell.StateParent(os.Getenv),
 	}
 	if rs != nil {
 		s.WritableRoots = rs.Writable // the turn's temporary directory among them

@@ -1,4 +1,4 @@
-package capability
+package providers
 
 import (
 	"crypto/sha256"
@@ -14,7 +14,7 @@ import (
 	"syscall"
 )
 
-// stateDir is the turn's state shared by the processes of one turn: pins, what was described,
+// State is the turn's state directory (state_dir), shared by the processes of one turn: pins, what was described,
 // and what was said once. It never holds offers or classes: every process recomputes those
 // from the configuration and the manifest, so editing the state can never widen them.
 //
@@ -24,18 +24,25 @@ import (
 //
 // A fact, once recorded, never changes, so what this process has read or written is kept in
 // memory: a session's answers do not reread their pins.
-type stateDir struct {
+type State struct {
 	dir   string
 	mu    sync.Mutex
 	known map[string][]byte
 }
 
 // Names of facts; the separator '@' occurs in neither provider ids nor tool names.
-func describedName(capID string) string { return "described@" + strings.Replace(capID, "/", "@", 1) }
-func downName(id string) string         { return "unavailable@" + id }
-func saidName(what string) string       { return "said@" + what }
 
-const familyFact = "family" // content: how the family is shown ("whole" or "index")
+// DescribedFact names the fact that capability capID was described in this turn.
+func DescribedFact(capID string) string { return "described@" + strings.Replace(capID, "/", "@", 1) }
+
+// DownFact names the fact that provider id is out of the turn; its content is what the turn is told.
+func DownFact(id string) string { return "unavailable@" + id }
+
+func saidName(what string) string { return "said@" + what }
+
+// FamilyFact names the fact that the family is selected; its content is how it is shown
+// ("whole" or "index").
+const FamilyFact = "family"
 
 const pinsFact = "pins" // content: one "<id>/<tool> <definition hash>" line per capability
 
@@ -54,7 +61,7 @@ func stateKey(session, turn string, blobs ...[]byte) string {
 
 // openState creates (0700) or reuses dir, refusing a symlink, a directory owned by
 // someone else, or one that others can enter.
-func openState(dir string, parent string) (*stateDir, error) {
+func openState(dir string, parent string) (*State, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("state directory %q: not an absolute path", dir)
 	}
@@ -66,8 +73,11 @@ func openState(dir string, parent string) (*stateDir, error) {
 	if err := privateDir(dir); err != nil {
 		return nil, err
 	}
-	return &stateDir{dir: filepath.Clean(dir), known: map[string][]byte{}}, nil
+	return &State{dir: filepath.Clean(dir), known: map[string][]byte{}}, nil
 }
+
+// Dir is the state directory's path.
+func (s *State) Dir() string { return s.dir }
 
 func privateDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -89,9 +99,9 @@ func privateDir(dir string) error {
 	return nil
 }
 
-// create records a fact; created is false when another process (or an earlier answer)
+// Create records a fact; created is false when another process (or an earlier answer)
 // recorded it first, in which case content is not written.
-func (s *stateDir) create(name string, content []byte) (created bool, err error) {
+func (s *State) Create(name string, content []byte) (created bool, err error) {
 	tmp, err := os.CreateTemp(s.dir, ".tmp-*")
 	if err != nil {
 		return false, fmt.Errorf("state: %w", err)
@@ -114,15 +124,15 @@ func (s *stateDir) create(name string, content []byte) (created bool, err error)
 	return true, nil
 }
 
-func (s *stateDir) remember(name string, content []byte) {
+func (s *State) remember(name string, content []byte) {
 	s.mu.Lock()
 	s.known[name] = content
 	s.mu.Unlock()
 }
 
-// read returns a fact's content; ok is false when it is absent. A symlink or a non-regular
+// Read returns a fact's content; ok is false when it is absent. A symlink or a non-regular
 // file is an error, never followed.
-func (s *stateDir) read(name string) (content []byte, ok bool, err error) {
+func (s *State) Read(name string) (content []byte, ok bool, err error) {
 	s.mu.Lock()
 	content, ok = s.known[name]
 	s.mu.Unlock()
@@ -152,9 +162,9 @@ func (s *stateDir) read(name string) (content []byte, ok bool, err error) {
 	return b, true, nil
 }
 
-// once reports whether this call is the first in the turn to claim what; a state that
+// Once reports whether this call is the first in the turn to claim what; a state that
 // cannot be written says "first" so that a notice is repeated rather than lost.
-func (s *stateDir) once(what string) bool {
+func (s *State) Once(what string) bool {
 	// An empty fact needs no write-then-link: creating the name is the claim.
 	name := saidName(what)
 	f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)

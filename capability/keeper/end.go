@@ -1,4 +1,4 @@
-package capability
+package keeper
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
 )
 
 // endTurnWait bounds how long --end-turn waits for the keeper to stop its providers (each
@@ -16,25 +17,21 @@ const endTurnWait = 30 * time.Second
 // EndTurn ends the turn s names (spear-shell --end-turn): its keeper, if one runs, stops its
 // providers and records keeper_ended; then turn_ended is recorded. It exits 0 whether or not
 // a keeper ran; without a valid manifest, or without an audit trail, it says why and fails.
-func EndTurn(s Settings, stderr io.Writer) int {
+func EndTurn(s providers.Settings, stderr io.Writer) int {
 	s.Session = false
-	t := NewTurn(s)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.load()
-	e := t.env
+	t := providers.Load(s, nil)
 	switch {
-	case e.man == nil:
-		fmt.Fprintf(stderr, "spear-shell: --end-turn: %s\n", e.none)
+	case t.Manifest == nil:
+		fmt.Fprintf(stderr, "spear-shell: --end-turn: %s\n", t.None)
 		return 2
-	case e.log == nil:
-		fmt.Fprintf(stderr, "spear-shell: --end-turn: the audit trail cannot be written: %v\n", e.logErr)
+	case t.Audit == nil:
+		fmt.Fprintf(stderr, "spear-shell: --end-turn: the audit trail cannot be written: %v\n", t.AuditErr)
 		return 3
 	}
-	if e.state != nil {
-		stopKeeper(e)
+	if t.State != nil {
+		stopKeeper(t)
 	}
-	if err := e.logEvent(audit.Event{Name: audit.EventTurnEnded, Reason: "end-turn"}); err != nil {
+	if err := t.Log(audit.Event{Name: audit.EventTurnEnded, Reason: "end-turn"}); err != nil {
 		fmt.Fprintf(stderr, "spear-shell: --end-turn: %v\n", err)
 		return 3
 	}
@@ -44,8 +41,8 @@ func EndTurn(s Settings, stderr io.Writer) int {
 // stopKeeper asks the turn's keeper, if one listens, to end, and waits until it has: its
 // connection closes once the providers are stopped, and the keeper lock is free once
 // keeper_ended is recorded.
-func stopKeeper(e *turnEnv) {
-	path := keeperSocketPath(e.state.dir)
+func stopKeeper(t *providers.Turn) {
+	path := socketPath(t.State.Dir())
 	if len(path) > maxSocketPath {
 		return
 	}
@@ -57,14 +54,14 @@ func stopKeeper(e *turnEnv) {
 	if samePeer(conn) != nil {
 		return
 	}
-	link := &keeperLink{e: e, path: path}
-	kp := &keeperProv{link: link, conn: conn}
-	if kp.send(link.hello(), keeperRequest{Op: opStop, Reason: keeperEndTurn}) != nil {
+	link := &Link{t: t, path: path}
+	kp := &keptProvider{link: link, conn: conn}
+	if kp.send(link.hello(), request{Op: opStop, Reason: reasonEndTurn}) != nil {
 		return
 	}
 	conn.SetReadDeadline(time.Now().Add(endTurnWait))
 	io.Copy(io.Discard, conn) // the hello's reply, then the end
-	if unlock, err := lockKeeper(e.state.dir); err == nil {
+	if unlock, err := lockKeeper(t.State.Dir()); err == nil {
 		unlock()
 	}
 }

@@ -1,4 +1,4 @@
-package capability
+package keeper
 
 // The keeper's protocol (SPEC 12): JSON lines over the turn's unix socket, one connection per
 // provider per answering process. A client sends hello, then start (of one provider, with its
@@ -16,22 +16,23 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
-// keeperProtocol changes whenever a message changes: a client and a keeper of different
+// protocol changes whenever a message changes: a client and a keeper of different
 // builds then do not talk.
-const keeperProtocol = 1
+const protocol = 1
 
 // Names in the turn's state directory.
 const (
-	keeperSocketName = "keeper.sock"
-	keeperLockName   = "keeper.lock"
+	socketName = "keeper.sock"
+	lockName   = "keeper.lock"
 )
 
-// keeperSocketPath is where the keeper of the turn whose state is in dir listens.
-func keeperSocketPath(dir string) string {
-	return filepath.Join(dir, keeperSocketName)
+// socketPath is where the keeper of the turn whose state is in dir listens.
+func socketPath(dir string) string {
+	return filepath.Join(dir, socketName)
 }
 
 // maxSocketPath is the longest socket path: sun_path holds 108 bytes, its NUL included.
@@ -47,7 +48,7 @@ const (
 	opStop   = "stop"
 )
 
-type keeperRequest struct {
+type request struct {
 	Op string `json:"op"`
 
 	// hello: who asks; the keeper serves only its own turn, manifest and configuration.
@@ -61,7 +62,7 @@ type keeperRequest struct {
 	Reason    string          `json:"reason,omitempty"`    // stop
 }
 
-type keeperReply struct {
+type response struct {
 	Err    *wireError      `json:"err,omitempty"`
 	Tools  []wireTool      `json:"tools,omitempty"`  // list
 	Result json.RawMessage `json:"result,omitempty"` // call: the result object as the provider sent it
@@ -89,7 +90,7 @@ type wireError struct {
 	Keeper   bool                    `json:"keeper,omitempty"`    // the keeper refused (not a provider failure)
 }
 
-// sentinels are the errors the answering process tells apart (failReason, call).
+// sentinels are the errors the answering process tells apart (capability's failReason and call).
 var sentinels = []struct {
 	name string
 	err  error
@@ -131,32 +132,24 @@ func toWire(err error, tail string) *wireError {
 	return w
 }
 
-// keeperError is a failure reported by the keeper, read back as the error it was.
-type keeperError struct {
-	msg, stage, tail string
-	is               []error
-}
-
-func (e *keeperError) Error() string   { return e.msg }
-func (e *keeperError) Unwrap() []error { return e.is }
-
+// err is the failure w carries, read back as the error it was (a *providers.Failure).
 func (w *wireError) err() error {
-	e := &keeperError{msg: w.Msg, stage: w.Stage, tail: w.Tail}
+	e := &providers.Failure{Msg: w.Msg, Stage: w.Stage, Tail: w.Tail}
 	for _, name := range w.Is {
 		for _, s := range sentinels {
 			if s.name == name {
-				e.is = append(e.is, s.err)
+				e.Is = append(e.Is, s.err)
 			}
 		}
 	}
 	if w.Offered != nil {
-		e.is = append(e.is, &mcpstdio.VersionError{Offered: *w.Offered})
+		e.Is = append(e.Is, &mcpstdio.VersionError{Offered: *w.Offered})
 	}
 	if w.RPC != nil {
-		e.is = append(e.is, w.RPC)
+		e.Is = append(e.Is, w.RPC)
 	}
 	if w.TooLarge != nil {
-		e.is = append(e.is, w.TooLarge)
+		e.Is = append(e.Is, w.TooLarge)
 	}
 	return e
 }

@@ -1,4 +1,4 @@
-package capability
+package providers
 
 // Scope only narrows (SPEC 9): the workspace a turn resolves (symlinks followed) and the project
 // it lies in are pinned in the state when the turn is first loaded. A later process, or a later
@@ -9,6 +9,7 @@ package capability
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spear-shell/spear-shell/policy"
 )
@@ -17,44 +18,44 @@ const scopeFact = "scope" // content: the resolved workspace, NUL, the project
 
 // pinScope pins o's workspace and project, or compares them with the pin; it returns why the
 // turn is offered nothing ("" when o stands).
-func (e *turnEnv) pinScope(o policy.Offer) string {
+func (t *Turn) pinScope(o policy.Offer) string {
 	now := o.Workspace + "\x00" + o.Project
-	if created, err := e.state.create(scopeFact, []byte(now)); err != nil {
+	if created, err := t.State.Create(scopeFact, []byte(now)); err != nil {
 		return "the turn's workspace cannot be pinned: " + err.Error()
 	} else if created {
-		e.scopePin = now
+		t.scopePin = now
 		return ""
 	}
-	b, ok, err := e.state.read(scopeFact)
+	b, ok, err := t.State.Read(scopeFact)
 	if err != nil || !ok {
 		return fmt.Sprintf("the turn's pinned workspace cannot be read: %v", err)
 	}
-	e.scopePin = string(b)
-	return e.scopeMoved(o.Workspace, o.Project)
+	t.scopePin = string(b)
+	return t.scopeMoved(o.Workspace, o.Project)
 }
 
 // scopeMoved compares a resolution with the pin: why it differs, or "".
-func (e *turnEnv) scopeMoved(workspace, project string) string {
-	if workspace+"\x00"+project == e.scopePin {
+func (t *Turn) scopeMoved(workspace, project string) string {
+	if workspace+"\x00"+project == t.scopePin {
 		return ""
 	}
-	ws, proj := splitScope(e.scopePin)
+	ws, proj := splitScope(t.scopePin)
 	return fmt.Sprintf("the turn's workspace changed: it was %s (project %s) when the turn began, it is now %s (project %s)",
-		quote(ws), quote(proj), quote(workspace), quote(project))
+		strconv.Quote(ws), strconv.Quote(proj), strconv.Quote(workspace), strconv.Quote(project))
 }
 
-// rescope resolves the workspace again, for an answer of a process that loaded the turn
+// Rescope resolves the workspace again, for an answer of a process that loaded the turn
 // earlier: why the offer no longer stands, or "".
-func (e *turnEnv) rescope() string {
-	if e.scopePin == "" || e.man == nil {
+func (t *Turn) Rescope() string {
+	if t.scopePin == "" || t.Manifest == nil {
 		return ""
 	}
-	proj, ws, _ := e.reg.ResolveProject(e.man.Workspace)
+	proj, ws, _ := t.Registry.ResolveProject(t.Manifest.Workspace)
 	name := ""
 	if proj != nil {
 		name = proj.Name
 	}
-	return e.scopeMoved(ws, name)
+	return t.scopeMoved(ws, name)
 }
 
 func splitScope(s string) (workspace, project string) {
@@ -69,19 +70,19 @@ func splitScope(s string) (workspace, project string) {
 // trustWorkspace refuses, with the boundary on, a workspace that lies in another writable root
 // or is reached through a link in one: the agent could move it and link another project's tree
 // in its place before the turn's first load pins it.
-func (e *turnEnv) trustWorkspace() error {
-	check := e.s.CheckTrusted
+func (t *Turn) trustWorkspace() error {
+	check := t.Settings.CheckTrusted
 	if check == nil {
-		return fmt.Errorf("%w: no trust check was given", errUntrusted)
+		return fmt.Errorf("%w: no trust check was given", ErrUntrusted)
 	}
 	var others []string
-	for _, r := range e.writableRoots() {
-		if filepath.Clean(r) != filepath.Clean(e.man.Workspace) {
+	for _, r := range t.writableRoots() {
+		if filepath.Clean(r) != filepath.Clean(t.Manifest.Workspace) {
 			others = append(others, r)
 		}
 	}
-	if err := check(e.man.Workspace, others); err != nil {
-		return fmt.Errorf("the workspace %s could be moved by the agent: %w", e.man.Workspace, err)
+	if err := check(t.Manifest.Workspace, others); err != nil {
+		return fmt.Errorf("the workspace %s could be moved by the agent: %w", t.Manifest.Workspace, err)
 	}
 	return nil
 }

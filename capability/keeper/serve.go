@@ -1,4 +1,4 @@
-package capability
+package keeper
 
 import (
 	"net"
@@ -10,19 +10,20 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
 // Reasons a keeper ends.
 const (
-	keeperIdle    = "idle"
-	keeperEndTurn = "end-turn"
-	keeperGone    = "socket removed"
+	reasonIdle    = "idle"
+	reasonEndTurn = "end-turn"
+	reasonGone    = "socket removed"
 )
 
-// keeper runs one turn's providers for the turn's -c processes (SPEC 12).
-type keeper struct {
-	e    *turnEnv
+// server is the keeper: it runs one turn's providers for the turn's -c processes (SPEC 12).
+type server struct {
+	t    *providers.Turn
 	ln   *net.UnixListener
 	path string
 	sock os.FileInfo // the socket at path when the keeper began: ours
@@ -41,17 +42,17 @@ type keeper struct {
 type kept struct {
 	mu       sync.Mutex // one start or listing at a time
 	client   *mcpstdio.Client
-	tools    []wireTool // the last listing, given again until the provider announces a change or it is RelistAfter old
+	tools    []wireTool // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
 	listedAt time.Time
 }
 
-// ServeKeeper runs this process as the keeper of the turn s names, on the listening socket it
+// Serve runs this process as the keeper of the turn s names, on the listening socket it
 // was given (descriptor 3), until keep_providers seconds pass without a request or
 // spear-shell --end-turn stops it; then it stops every provider and exits. It returns the exit
 // status.
-func ServeKeeper(s Settings) int {
+func Serve(s providers.Settings) int {
 	closeInherited()
-	f := os.NewFile(keeperListenFd, "keeper socket")
+	f := os.NewFile(listenFd, "keeper socket")
 	fl, err := net.FileListener(f)
 	f.Close()
 	if err != nil {
@@ -62,34 +63,30 @@ func ServeKeeper(s Settings) int {
 		fl.Close()
 		return 1
 	}
-	return serveKeeper(s, ln, true)
+	return serve(s, ln, true)
 }
 
-// serveKeeper serves the turn s names on ln until the keeper ends; signals: SIGTERM, SIGHUP
+// serve serves the turn s names on ln until the keeper ends; signals: SIGTERM, SIGHUP
 // and SIGINT end it too (a process of its own; tests run it in theirs without).
-func serveKeeper(s Settings, ln *net.UnixListener, signals bool) int {
+func serve(s providers.Settings, ln *net.UnixListener, signals bool) int {
 	ln.SetUnlinkOnClose(false)
 	s.Session = false
-	t := NewTurn(s)
-	t.mu.Lock()
-	t.load()
-	t.mu.Unlock()
-	e := t.env
+	t := providers.Load(s, nil)
 	path := ""
 	var sock os.FileInfo
-	if e.state != nil {
-		path = keeperSocketPath(e.state.dir)
+	if t.State != nil {
+		path = socketPath(t.State.Dir())
 		sock, _ = os.Lstat(path)
 	}
-	if e.man == nil || e.log == nil || e.state != nil && len(e.order) == 0 || path == "" {
+	if t.Manifest == nil || t.Audit == nil || t.State != nil && len(t.Offered) == 0 || path == "" {
 		// Nothing to serve: clients find the socket gone and start their providers themselves.
-		k := &keeper{e: e, ln: ln, path: path, sock: sock}
+		k := &server{t: t, ln: ln, path: path, sock: sock}
 		k.unlink()
 		return 1
 	}
-	k := &keeper{e: e, ln: ln, path: path, sock: sock, keep: e.man.KeepProviders, provs: map[string]*kept{},
+	k := &server{t: t, ln: ln, path: path, sock: sock, keep: t.Manifest.KeepProviders, provs: map[string]*kept{},
 		conns: map[*net.UnixConn]bool{}, last: time.Now(), done: make(chan string, 1)}
-	_ = e.logEvent(audit.Event{Name: audit.EventKeeperStarted, Fields: map[string]any{
+	_ = t.Log(audit.Event{Name: audit.EventKeeperStarted, Fields: map[string]any{
 		"pid": os.Getpid(), "keep_providers": int(k.keep / time.Second)}})
 	k.serve(signals)
 	return 0
@@ -105,7 +102,7 @@ func closeInherited() {
 	}
 	for _, ent := range ents {
 		fd, err := strconv.Atoi(ent.Name())
-		if err != nil || fd <= keeperListenFd {
+		if err != nil || fd <= listenFd {
 			continue
 		}
 		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
@@ -117,7 +114,7 @@ func closeInherited() {
 
 // serve accepts connections until the keeper ends, then stops everything and returns once
 // every goroutine it started has.
-func (k *keeper) serve(signals bool) {
+func (k *server) serve(signals bool) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -161,10 +158,10 @@ const socketCheck = 2 * time.Second
 
 // idleWatch ends the keeper once keep passes with no request in flight and none since, or
 // when its socket is no longer there.
-func (k *keeper) idleWatch(stop <-chan struct{}) {
+func (k *server) idleWatch(stop <-chan struct{}) {
 	for {
 		if !k.ownsSocket() {
-			k.end(keeperGone)
+			k.end(reasonGone)
 			return
 		}
 		k.mu.Lock()
@@ -174,7 +171,7 @@ func (k *keeper) idleWatch(stop <-chan struct{}) {
 		}
 		k.mu.Unlock()
 		if wait <= 0 {
-			k.end(keeperIdle)
+			k.end(reasonIdle)
 			return
 		}
 		t := time.NewTimer(min(wait, socketCheck))
@@ -188,7 +185,7 @@ func (k *keeper) idleWatch(stop <-chan struct{}) {
 }
 
 // end asks the keeper to end, once.
-func (k *keeper) end(reason string) {
+func (k *server) end(reason string) {
 	select {
 	case k.done <- reason:
 	default:
@@ -199,8 +196,8 @@ func (k *keeper) end(reason string) {
 // meanwhile) the socket goes, then every connection, then every provider (SPEC 6's shutdown,
 // in parallel, waited for), and keeper_ended is recorded. A new keeper can start, and
 // --end-turn record turn_ended, once the lock is released.
-func (k *keeper) finish(reason string) {
-	unlock, err := lockKeeper(k.e.state.dir)
+func (k *server) finish(reason string) {
+	unlock, err := lockKeeper(k.t.State.Dir())
 	if err == nil {
 		defer unlock()
 	}
@@ -228,32 +225,32 @@ func (k *keeper) finish(reason string) {
 		go func() {
 			defer wg.Done()
 			if err := c.Close(); err != nil {
-				_ = k.e.logEvent(audit.Event{Name: audit.EventProviderFailed, Provider: id, Stage: "stop",
+				_ = k.t.Log(audit.Event{Name: audit.EventProviderFailed, Provider: id, Stage: "stop",
 					Reason: err.Error(), StderrTail: c.StderrTail()})
 			}
 		}()
 	}
 	wg.Wait()
-	_ = k.e.logEvent(audit.Event{Name: audit.EventKeeperEnded, Reason: reason})
+	_ = k.t.Log(audit.Event{Name: audit.EventKeeperEnded, Reason: reason})
 }
 
 // stopFaulty stops a provider that failed and returns its whole stderr tail: a faulty
 // provider gets no long grace (mcpstdio.FaultWait), and its last words are what the answering
 // process records (provider_failed).
-func (k *keeper) stopFaulty(c *mcpstdio.Client) string {
+func (k *server) stopFaulty(c *mcpstdio.Client) string {
 	c.Close()
 	return c.StderrTail()
 }
 
 // ownsSocket reports whether the socket at the turn's path is still the one the keeper was
 // given (not removed, nor replaced).
-func (k *keeper) ownsSocket() bool {
+func (k *server) ownsSocket() bool {
 	now, err := os.Lstat(k.path)
 	return err == nil && k.sock != nil && os.SameFile(k.sock, now)
 }
 
 // unlink removes the socket, if it is still ours, and stops listening.
-func (k *keeper) unlink() {
+func (k *server) unlink() {
 	if k.path != "" && k.ownsSocket() {
 		os.Remove(k.path)
 	}

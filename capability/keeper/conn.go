@@ -1,6 +1,6 @@
-package capability
+package keeper
 
-// The keeper's side of a connection (keeper_proto.go): one client's hello, then the provider it
+// The keeper's side of a connection (proto.go): one client's hello, then the provider it
 // starts, lists and calls.
 
 import (
@@ -13,17 +13,25 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
+// cfg is the configuration of offered provider id (start admits no other).
+func (k *server) cfg(id string) *policy.Provider {
+	p, _ := k.t.Provider(id)
+	return p.Config
+}
+
 // busy and idle bracket every request, for the idle timer.
-func (k *keeper) busy() {
+func (k *server) busy() {
 	k.mu.Lock()
 	k.active++
 	k.mu.Unlock()
 }
 
-func (k *keeper) idle() {
+func (k *server) idle() {
 	k.mu.Lock()
 	k.active--
 	k.last = time.Now()
@@ -31,7 +39,7 @@ func (k *keeper) idle() {
 }
 
 // serveConn serves one client connection: hello, start, then list and call requests.
-func (k *keeper) serveConn(conn *net.UnixConn) {
+func (k *server) serveConn(conn *net.UnixConn) {
 	defer func() {
 		k.mu.Lock()
 		delete(k.conns, conn)
@@ -41,7 +49,7 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 	if samePeer(conn) != nil {
 		return // another user: not a word
 	}
-	reqs := make(chan keeperRequest)
+	reqs := make(chan request)
 	quit := make(chan struct{})
 	read := make(chan struct{})
 	go func() {
@@ -54,7 +62,7 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 		<-read
 	}()
 	w := bufio.NewWriter(conn)
-	reply := func(r keeperReply) bool {
+	answer := func(r response) bool {
 		line, err := json.Marshal(r)
 		if err == nil {
 			w.Write(append(line, '\n'))
@@ -62,7 +70,7 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 		}
 		return err == nil
 	}
-	refuse := func(msg string) { reply(keeperReply{Err: &wireError{Msg: msg, Keeper: true}}) }
+	refuse := func(msg string) { answer(response{Err: &wireError{Msg: msg, Keeper: true}}) }
 
 	hello, ok := <-reqs
 	if !ok {
@@ -72,21 +80,21 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 	case hello.Op != opHello:
 		refuse("hello first")
 		return
-	case hello.Protocol != keeperProtocol:
-		refuse("protocol " + strconv.Itoa(hello.Protocol) + ", not " + strconv.Itoa(keeperProtocol))
+	case hello.Protocol != protocol:
+		refuse("protocol " + strconv.Itoa(hello.Protocol) + ", not " + strconv.Itoa(protocol))
 		return
-	case hello.Turn != k.e.man.Turn || hello.Key != k.e.turnKey:
+	case hello.Turn != k.t.Manifest.Turn || hello.Key != k.t.Key:
 		refuse("this keeper serves another turn, manifest or configuration")
 		return
 	}
-	if !reply(keeperReply{}) {
+	if !answer(response{}) {
 		return
 	}
 	var id string
 	var kp *kept
 	for req := range reqs {
 		k.busy()
-		var r keeperReply
+		var r response
 		switch {
 		case req.Op == opStart && kp == nil:
 			id = req.Provider
@@ -99,7 +107,7 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 			// The reply is the connection closing, once the providers are stopped and
 			// keeper_ended recorded; the stopper then waits for the keeper lock (finish).
 			k.idle()
-			k.end(keeperEndTurn)
+			k.end(reasonEndTurn)
 			for range reqs {
 			}
 			return
@@ -107,10 +115,10 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 			k.idle()
 			continue // nothing in flight
 		default:
-			r = keeperReply{Err: &wireError{Msg: "unexpected request " + strconv.Quote(req.Op), Keeper: true}}
+			r = response{Err: &wireError{Msg: "unexpected request " + strconv.Quote(req.Op), Keeper: true}}
 		}
 		k.idle()
-		if !reply(r) || r.Err != nil && r.Err.Keeper {
+		if !answer(r) || r.Err != nil && r.Err.Keeper {
 			return
 		}
 	}
@@ -118,7 +126,7 @@ func (k *keeper) serveConn(conn *net.UnixConn) {
 
 // readRequests hands the connection's requests over one by one until it closes, a line is not
 // a request, or quit.
-func readRequests(conn *net.UnixConn, reqs chan<- keeperRequest, quit <-chan struct{}) {
+func readRequests(conn *net.UnixConn, reqs chan<- request, quit <-chan struct{}) {
 	defer close(reqs)
 	r := bufio.NewReaderSize(conn, 64<<10)
 	for {
@@ -126,7 +134,7 @@ func readRequests(conn *net.UnixConn, reqs chan<- keeperRequest, quit <-chan str
 		if err != nil {
 			return
 		}
-		var req keeperRequest
+		var req request
 		if json.Unmarshal(line, &req) != nil {
 			return
 		}
@@ -140,13 +148,13 @@ func readRequests(conn *net.UnixConn, reqs chan<- keeperRequest, quit <-chan str
 
 // start starts provider id unless it runs. Only an offered provider that is not out of the
 // turn is started.
-func (k *keeper) start(id string) (*kept, keeperReply) {
-	p := k.e.provs[id]
-	if p == nil {
-		return nil, keeperReply{Err: &wireError{Msg: "provider " + strconv.Quote(id) + " is not offered to this turn", Keeper: true}}
+func (k *server) start(id string) (*kept, response) {
+	p, offered := k.t.Provider(id)
+	if !offered {
+		return nil, response{Err: &wireError{Msg: "provider " + strconv.Quote(id) + " is not offered to this turn", Keeper: true}}
 	}
-	if _, down, err := k.e.state.read(downName(id)); err != nil || down {
-		return nil, keeperReply{Err: &wireError{Msg: "provider " + strconv.Quote(id) + " is out of this turn", Keeper: true}}
+	if _, down, err := k.t.State.Read(providers.DownFact(id)); err != nil || down {
+		return nil, response{Err: &wireError{Msg: "provider " + strconv.Quote(id) + " is out of this turn", Keeper: true}}
 	}
 	k.mu.Lock()
 	kp := k.provs[id]
@@ -156,7 +164,7 @@ func (k *keeper) start(id string) (*kept, keeperReply) {
 	}
 	k.mu.Unlock()
 	if kp == nil {
-		return nil, keeperReply{Err: &wireError{Msg: "the keeper is ending", Keeper: true}}
+		return nil, response{Err: &wireError{Msg: "the keeper is ending", Keeper: true}}
 	}
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
@@ -164,65 +172,65 @@ func (k *keeper) start(id string) (*kept, keeperReply) {
 		// It ended between requests, which no answer saw: recorded here, and started again;
 		// the answering process lists it again and checks its pins as for any start.
 		kp.client, kp.tools = nil, nil
-		_ = k.e.logEvent(audit.Event{Name: audit.EventProviderFailed, Provider: id, Stage: "idle",
+		_ = k.t.Log(audit.Event{Name: audit.EventProviderFailed, Provider: id, Stage: "idle",
 			Reason: "it exited while the keeper held it", StderrTail: k.stopFaulty(c)})
 	}
 	if kp.client == nil {
 		// Judged again here, where it is started: the program may have changed since the
 		// answering process judged it.
-		if err := k.e.trustProvider(p.cfg); err != nil {
+		if err := k.t.TrustProvider(p.Config); err != nil {
 			w := toWire(err, "")
 			w.Stage = "trust"
-			return nil, keeperReply{Err: w}
+			return nil, response{Err: w}
 		}
-		c, err := launchProvider(context.Background(), k.e, p.cfg)
+		c, err := k.t.Launch(context.Background(), p.Config)
 		if err != nil {
-			return nil, keeperReply{Err: toWire(err, "")}
+			return nil, response{Err: toWire(err, "")}
 		}
 		kp.client, kp.tools = c, nil
 	}
-	return kp, keeperReply{}
+	return kp, response{}
 }
 
 // list answers the provider's tools, listed again when it announced a change or the last
-// listing is RelistAfter old (as a session lists its own providers).
-func (k *keeper) list(id string, kp *kept) keeperReply {
+// listing is providers.RelistAfter old (as a session lists its own providers).
+func (k *server) list(id string, kp *kept) response {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
 	c := kp.client
 	if c == nil {
-		return keeperReply{Err: &wireError{Msg: mcpstdio.StageList + ": the provider was stopped", Stage: mcpstdio.StageList, Is: []string{"closed"}}}
+		return response{Err: &wireError{Msg: mcpstdio.StageList + ": the provider was stopped", Stage: mcpstdio.StageList, Is: []string{"closed"}}}
 	}
-	if kp.tools != nil && !c.ToolsChanged() && time.Since(kp.listedAt) < RelistAfter {
-		return keeperReply{Tools: kp.tools}
+	if kp.tools != nil && !c.ToolsChanged() && time.Since(kp.listedAt) < providers.RelistAfter {
+		return response{Tools: kp.tools}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), providerTimeout(k.e.provs[id].cfg))
+	ctx, cancel := context.WithTimeout(context.Background(), providers.Timeout(k.cfg(id)))
 	tools, err := c.ListTools(ctx)
 	cancel()
 	if err != nil {
 		// The answering process leaves it out of the turn: so does the keeper.
 		kp.client, kp.tools = nil, nil
-		return keeperReply{Err: toWire(err, k.stopFaulty(c))}
+		return response{Err: toWire(err, k.stopFaulty(c))}
 	}
 	kp.tools, kp.listedAt = toWireTools(tools), time.Now()
 	if kp.tools == nil {
 		kp.tools = []wireTool{}
 	}
-	return keeperReply{Tools: kp.tools}
+	return response{Tools: kp.tools}
 }
 
 // call forwards one tools/call; a cancel from the client, or the client going away, cancels it
 // (notifications/cancelled) and the provider stays. A JSON-RPC error or a result over the
 // limit leaves it too; any other failure is a transport or protocol fault, which leaves the
 // provider out of the turn.
-func (k *keeper) call(id string, kp *kept, req keeperRequest, reqs <-chan keeperRequest) keeperReply {
+func (k *server) call(id string, kp *kept, req request, reqs <-chan request) response {
 	kp.mu.Lock()
 	c := kp.client
 	kp.mu.Unlock()
 	if c == nil {
-		return keeperReply{Err: &wireError{Msg: mcpstdio.StageCall + ": the provider was stopped", Stage: mcpstdio.StageCall, Is: []string{"closed"}}}
+		return response{Err: &wireError{Msg: mcpstdio.StageCall + ": the provider was stopped", Stage: mcpstdio.StageCall, Is: []string{"closed"}}}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), providerTimeout(k.e.provs[id].cfg))
+	ctx, cancel := context.WithTimeout(context.Background(), providers.Timeout(k.cfg(id)))
 	defer cancel()
 	type outcome struct {
 		res *mcpstdio.CallResult
@@ -244,10 +252,10 @@ func (k *keeper) call(id string, kp *kept, req keeperRequest, reqs <-chan keeper
 	var tooLarge *mcpstdio.TooLargeError
 	switch {
 	case o.err == nil:
-		return keeperReply{Result: o.res.Raw}
+		return response{Result: o.res.Raw}
 	case errors.As(o.err, &rpc), errors.As(o.err, &tooLarge),
 		errors.Is(o.err, context.Canceled) && !errors.Is(o.err, mcpstdio.ErrClosed):
-		return keeperReply{Err: toWire(o.err, "")}
+		return response{Err: toWire(o.err, "")}
 	}
 	kp.mu.Lock()
 	mine := kp.client == c
@@ -256,7 +264,7 @@ func (k *keeper) call(id string, kp *kept, req keeperRequest, reqs <-chan keeper
 	}
 	kp.mu.Unlock()
 	if !mine {
-		return keeperReply{Err: toWire(o.err, c.StderrTail())} // stopped by finish
+		return response{Err: toWire(o.err, c.StderrTail())} // stopped by finish
 	}
-	return keeperReply{Err: toWire(o.err, k.stopFaulty(c))}
+	return response{Err: toWire(o.err, k.stopFaulty(c))}
 }

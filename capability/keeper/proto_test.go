@@ -1,4 +1,4 @@
-package capability
+package keeper
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 	"io"
 	"testing"
 
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
 // A provider failure that happened in the keeper reads, in the answering process, as the same
-// error: the same message, stage, stderr tail, reason told to the turn and code of the answer.
+// error: the same message, stage, stderr tail, and the same sentinels and error types, which are
+// all that the reason told to the turn and the code of the answer are judged by.
 func TestKeeperErrorsReadAsTheirOriginal(t *testing.T) {
 	t.Parallel()
 	rpc := &mcpstdio.RPCError{Code: -32602, Message: "no such tool", Data: json.RawMessage(`{"why":1}`)}
@@ -33,11 +35,11 @@ func TestKeeperErrorsReadAsTheirOriginal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := json.Marshal(keeperReply{Err: toWire(tt.err, "last words")})
+			b, err := json.Marshal(response{Err: toWire(tt.err, "last words")})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rep keeperReply
+			var rep response
 			if err := json.Unmarshal(b, &rep); err != nil || rep.Err == nil {
 				t.Fatalf("reply %s: %v", b, err)
 			}
@@ -45,14 +47,11 @@ func TestKeeperErrorsReadAsTheirOriginal(t *testing.T) {
 			if got.Error() != tt.err.Error() {
 				t.Errorf("message %q, want %q", got, tt.err)
 			}
-			if stageOf(got) != mcpstdio.StageOf(tt.err) {
-				t.Errorf("stage %q, want %q", stageOf(got), mcpstdio.StageOf(tt.err))
+			if providers.StageOf(got) != mcpstdio.StageOf(tt.err) {
+				t.Errorf("stage %q, want %q", providers.StageOf(got), mcpstdio.StageOf(tt.err))
 			}
-			if stderrOf(got) != "last words" {
-				t.Errorf("tail %q", stderrOf(got))
-			}
-			if failReason(got) != failReason(tt.err) {
-				t.Errorf("reason %q, want %q", failReason(got), failReason(tt.err))
+			if providers.StderrOf(got) != "last words" {
+				t.Errorf("tail %q", providers.StderrOf(got))
 			}
 			for _, s := range sentinels {
 				if errors.Is(got, s.err) != errors.Is(tt.err, s.err) {
@@ -71,7 +70,7 @@ func TestKeeperErrorsReadAsTheirOriginal(t *testing.T) {
 	}
 }
 
-// Tools cross the socket whole: what judgeTools sees is what the provider listed.
+// Tools cross the socket whole: what the answering process judges is what the provider listed.
 func TestKeeperToolsCrossWhole(t *testing.T) {
 	t.Parallel()
 	in := []mcpstdio.Tool{
@@ -79,11 +78,11 @@ func TestKeeperToolsCrossWhole(t *testing.T) {
 		{Name: "b", InputSchema: json.RawMessage(`null`)},
 		{Name: "", InputSchema: nil},
 	}
-	b, err := json.Marshal(keeperReply{Tools: toWireTools(in)})
+	b, err := json.Marshal(response{Tools: toWireTools(in)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep keeperReply
+	var rep response
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

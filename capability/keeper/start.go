@@ -1,4 +1,4 @@
-package capability
+package keeper
 
 import (
 	"errors"
@@ -10,24 +10,24 @@ import (
 	"syscall"
 )
 
-// KeeperFlag is the hidden option that runs spear-shell as a turn's keeper (ServeKeeper).
-const KeeperFlag = "--spear-keeper"
+// Flag is the hidden option that runs spear-shell as a turn's keeper (Serve).
+const Flag = "--spear-keeper"
 
-// keeperListenFd is where the keeper finds its listening socket: the process that starts it
+// listenFd is where the keeper finds its listening socket: the process that starts it
 // binds the socket, so that clients can connect (and queue) before the keeper runs.
-const keeperListenFd = 3
+const listenFd = 3
 
 // ensureRunning makes sure a keeper listens on the turn's socket, starting one if none does.
 // Starters take the turn's keeper lock, so that of two processes racing to start it one
 // starts it and the other finds it; a keeper ending takes it too. A socket nobody listens on
 // (a keeper that died) is not trusted: it is removed, and this process starts its providers
 // itself (an error); the next answer starts a new keeper.
-func (k *keeperLink) ensureRunning() error {
+func (k *Link) ensureRunning() error {
 	err := k.probe()
 	if err == nil || !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
 		return err
 	}
-	unlock, err := lockKeeper(k.e.state.dir)
+	unlock, err := lockKeeper(k.t.State.Dir())
 	if err != nil {
 		return err
 	}
@@ -45,11 +45,11 @@ func (k *keeperLink) ensureRunning() error {
 	case !errors.Is(err, syscall.ENOENT):
 		return err
 	}
-	return k.startKeeper()
+	return k.launch()
 }
 
 // probe connects and hangs up: is a keeper listening?
-func (k *keeperLink) probe() error {
+func (k *Link) probe() error {
 	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: k.path, Net: "unix"})
 	if err != nil {
 		return fmt.Errorf("keeper: %w", err)
@@ -59,7 +59,7 @@ func (k *keeperLink) probe() error {
 
 // lockKeeper takes the turn's keeper lock (flock on a file of the state directory).
 func lockKeeper(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, keeperLockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("keeper: lock: %w", err)
 	}
@@ -76,11 +76,11 @@ func lockKeeper(dir string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// startKeeper binds the socket (0600) and starts the keeper on it: this binary in keeper mode,
+// launch binds the socket (0600) and starts the keeper on it: this binary in keeper mode,
 // in a session of its own (a harness that kills the -c process group does not reach it), with
 // /dev/null as stdin, stdout and stderr and the socket as its only other descriptor (a harness
 // that waits for the command's output to close does not wait for it). It is not waited for.
-func (k *keeperLink) startKeeper() error {
+func (k *Link) launch() error {
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: k.path, Net: "unix"})
 	if err != nil {
 		return fmt.Errorf("keeper: listen: %w", err)
@@ -103,8 +103,8 @@ func (k *keeperLink) startKeeper() error {
 		return fmt.Errorf("keeper: %w", err)
 	}
 	defer null.Close()
-	s := k.e.s
-	argv := []string{s.Self, KeeperFlag, "--manifest", s.ManifestPath}
+	s := k.t.Settings
+	argv := []string{s.Self, Flag, "--manifest", s.ManifestPath}
 	_, err = syscall.ForkExec(s.Self, argv, &syscall.ProcAttr{
 		Dir:   s.Cwd,
 		Env:   s.Environ,

@@ -1,4 +1,4 @@
-package capability
+package keeper
 
 import (
 	"bufio"
@@ -11,68 +11,67 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
-// keeperLink is how this process reaches the turn's keeper. It is made once per process
-// (turnEnv.keeper); once the keeper fails it, the process starts its providers itself.
-type keeperLink struct {
-	e    *turnEnv
+// Link is how this process reaches the turn's keeper. It is made once per process (Reach);
+// once the keeper fails it, the process starts its providers itself.
+type Link struct {
+	t    *providers.Turn
 	path string
 
 	mu   sync.Mutex
 	gone bool // the keeper cannot be used: recorded once, every later start is local
 }
 
-// keeper returns the turn's keeper link, starting the keeper when none runs, or nil when this
-// process starts its providers itself: a stdin session, --context, keep_providers 0, or a
-// keeper that cannot be started (recorded).
-func (e *turnEnv) keeper() *keeperLink {
-	e.keeperOnce.Do(func() {
-		if e.s.Session || e.s.Self == "" || e.man == nil || e.man.KeepProviders <= 0 || e.state == nil || e.log == nil {
-			return
-		}
-		k := &keeperLink{e: e, path: keeperSocketPath(e.state.dir)}
-		if len(k.path) > maxSocketPath {
-			k.unavailable(fmt.Errorf("keeper: the socket path %s does not fit a unix socket address (%d bytes at most)", k.path, maxSocketPath))
-			return
-		}
-		if err := k.ensureRunning(); err != nil {
-			k.unavailable(err)
-			return
-		}
-		e.link = k
-	})
-	return e.link
+// Reach returns a link to the keeper of turn t, starting the keeper when none runs, or nil
+// when this process starts its providers itself: a stdin session, keep_providers 0, no state,
+// no audit trail, no Settings.Self, or a keeper that cannot be started (recorded,
+// keeper_unavailable). Call it once per process.
+func Reach(t *providers.Turn) *Link {
+	if t.Settings.Session || t.Settings.Self == "" || t.Manifest == nil || t.Manifest.KeepProviders <= 0 || t.State == nil || t.Audit == nil {
+		return nil
+	}
+	k := &Link{t: t, path: socketPath(t.State.Dir())}
+	if len(k.path) > maxSocketPath {
+		k.unavailable(fmt.Errorf("keeper: the socket path %s does not fit a unix socket address (%d bytes at most)", k.path, maxSocketPath))
+		return nil
+	}
+	if err := k.ensureRunning(); err != nil {
+		k.unavailable(err)
+		return nil
+	}
+	return k
 }
 
 // unavailable records, once per process, that this answer starts its providers itself.
-func (k *keeperLink) unavailable(err error) {
+func (k *Link) unavailable(err error) {
 	k.mu.Lock()
 	first := !k.gone
 	k.gone = true
 	k.mu.Unlock()
 	if first {
-		_ = k.e.logEvent(audit.Event{Name: audit.EventKeeperUnavailable, Reason: err.Error()})
+		_ = k.t.Log(audit.Event{Name: audit.EventKeeperUnavailable, Reason: err.Error()})
 	}
 }
 
-func (k *keeperLink) usable() bool {
+func (k *Link) usable() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return !k.gone
 }
 
 // hello is the first line of every connection.
-func (k *keeperLink) hello() keeperRequest {
-	return keeperRequest{Op: opHello, Protocol: keeperProtocol, Turn: k.e.man.Turn, Key: k.e.turnKey}
+func (k *Link) hello() request {
+	return request{Op: opHello, Protocol: protocol, Turn: k.t.Manifest.Turn, Key: k.t.Key}
 }
 
-// start has the keeper start (or reuse) the provider of entry cfg. reached is false when the
+// Start has the keeper start (or reuse) the provider of entry cfg. reached is false when the
 // keeper could not be used; the caller then starts the provider itself. With reached true, err
 // is the provider's failure as the keeper saw it.
-func (k *keeperLink) start(ctx context.Context, cfg *policy.Provider) (c provClient, reached bool, err error) {
+func (k *Link) Start(ctx context.Context, cfg *policy.Provider) (c providers.Client, reached bool, err error) {
 	if !k.usable() {
 		return nil, false, nil
 	}
@@ -82,12 +81,12 @@ func (k *keeperLink) start(ctx context.Context, cfg *policy.Provider) (c provCli
 		return nil, false, nil
 	}
 	// hello and start go together: one round trip, the keeper answers both in order.
-	if err := kp.send(k.hello(), keeperRequest{Op: opStart, Provider: cfg.ID}); err != nil {
+	if err := kp.send(k.hello(), request{Op: opStart, Provider: cfg.ID}); err != nil {
 		kp.conn.Close()
 		k.unavailable(fmt.Errorf("keeper: %w", err))
 		return nil, false, nil
 	}
-	deadline := time.Now().Add(providerTimeout(cfg) + keeperGrace)
+	deadline := time.Now().Add(providers.Timeout(cfg) + grace)
 	for i := range 2 {
 		rep, err := kp.receive(ctx, deadline)
 		switch {
@@ -111,7 +110,7 @@ func (k *keeperLink) start(ctx context.Context, cfg *policy.Provider) (c provCli
 }
 
 // dial connects to the keeper and checks that it runs as our user.
-func (k *keeperLink) dial() (*keeperProv, error) {
+func (k *Link) dial() (*keptProvider, error) {
 	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: k.path, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("keeper: %w", err)
@@ -120,12 +119,12 @@ func (k *keeperLink) dial() (*keeperProv, error) {
 		conn.Close()
 		return nil, err
 	}
-	return &keeperProv{link: k, conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}, nil
+	return &keptProvider{link: k, conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}, nil
 }
 
-// keeperProv is one provider kept by the keeper, over a connection of its own.
-type keeperProv struct {
-	link *keeperLink
+// keptProvider is one provider kept by the keeper, over a connection of its own.
+type keptProvider struct {
+	link *Link
 	conn *net.UnixConn
 	r    *bufio.Reader
 
@@ -133,7 +132,7 @@ type keeperProv struct {
 	tail string
 }
 
-func (kp *keeperProv) send(reqs ...keeperRequest) error {
+func (kp *keptProvider) send(reqs ...request) error {
 	var b []byte
 	for _, r := range reqs {
 		line, err := json.Marshal(r)
@@ -150,18 +149,18 @@ func (kp *keeperProv) send(reqs ...keeperRequest) error {
 // connection closed: the keeper cancels the call, the provider stays. A ctx deadline does not
 // end the wait: the keeper applies the provider's timeout itself and says so; deadline (zero:
 // none) bounds the wait for a keeper that does not answer.
-func (kp *keeperProv) receive(ctx context.Context, deadline time.Time) (keeperReply, error) {
+func (kp *keptProvider) receive(ctx context.Context, deadline time.Time) (response, error) {
 	kp.conn.SetReadDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return // the keeper says the provider's timeout itself, before deadline
 		}
-		kp.send(keeperRequest{Op: opCancel})
+		kp.send(request{Op: opCancel})
 		kp.conn.SetReadDeadline(pastDeadline)
 	})
 	defer stop()
 	line, err := kp.r.ReadBytes('\n')
-	var rep keeperReply
+	var rep response
 	if err != nil {
 		return rep, err
 	}
@@ -173,26 +172,26 @@ func (kp *keeperProv) receive(ctx context.Context, deadline time.Time) (keeperRe
 
 var pastDeadline = time.Unix(1, 0)
 
-// keeperGrace is how long past a call's deadline the keeper's own timeout answer is awaited.
-const keeperGrace = 2 * time.Second
+// grace is how long past a call's deadline the keeper's own timeout answer is awaited.
+const grace = 2 * time.Second
 
 // roundTrip sends one request and reads its reply; a connection that fails is a provider that
 // is gone for this process (the keeper died), said as a transport fault.
-func (kp *keeperProv) roundTrip(ctx context.Context, stage string, req keeperRequest) (keeperReply, error) {
+func (kp *keptProvider) roundTrip(ctx context.Context, stage string, req request) (response, error) {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
 	if err := kp.send(req); err != nil {
-		return keeperReply{}, kp.lost(stage, err)
+		return response{}, kp.lost(stage, err)
 	}
 	var deadline time.Time
 	if d, ok := ctx.Deadline(); ok {
-		deadline = d.Add(keeperGrace)
+		deadline = d.Add(grace)
 	}
 	rep, err := kp.receive(ctx, deadline)
 	if err != nil {
 		if ctx.Err() != nil {
 			kp.conn.Close()
-			return rep, &keeperError{msg: stage + ": " + ctx.Err().Error(), stage: stage, is: []error{ctx.Err(), ctxSentinel(ctx)}}
+			return rep, &providers.Failure{Msg: stage + ": " + ctx.Err().Error(), Stage: stage, Is: []error{ctx.Err(), ctxSentinel(ctx)}}
 		}
 		return rep, kp.lost(stage, err)
 	}
@@ -212,44 +211,45 @@ func ctxSentinel(ctx context.Context) error {
 
 // lost is the keeper's connection failing under a request: recorded once (keeper_unavailable);
 // the request fails as a transport fault of the provider, never retried.
-func (kp *keeperProv) lost(stage string, err error) error {
+func (kp *keptProvider) lost(stage string, err error) error {
 	kp.conn.Close()
 	kp.link.unavailable(fmt.Errorf("keeper: the connection failed during %s: %w", stage, err))
-	return &keeperError{msg: stage + ": the turn's keeper went away: " + err.Error(), stage: stage, is: []error{errKeeperLost}}
+	return &providers.Failure{Msg: stage + ": the turn's keeper went away: " + err.Error(), Stage: stage, Is: []error{ErrLost}}
 }
 
-// errKeeperLost is the keeper's connection failing under a request: no fault of the provider's.
-var errKeeperLost = errors.New("the turn's keeper went away")
+// ErrLost is the keeper's connection failing under a request: no fault of the provider's. A
+// listing that fails with it may be asked again of a provider started here; a call may not.
+var ErrLost = errors.New("the turn's keeper went away")
 
-func (kp *keeperProv) ListTools(ctx context.Context) ([]mcpstdio.Tool, error) {
-	rep, err := kp.roundTrip(ctx, mcpstdio.StageList, keeperRequest{Op: opList})
+func (kp *keptProvider) ListTools(ctx context.Context) ([]mcpstdio.Tool, error) {
+	rep, err := kp.roundTrip(ctx, mcpstdio.StageList, request{Op: opList})
 	if err != nil {
 		return nil, err
 	}
 	return fromWireTools(rep.Tools), nil
 }
 
-func (kp *keeperProv) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpstdio.CallResult, error) {
-	rep, err := kp.roundTrip(ctx, mcpstdio.StageCall, keeperRequest{Op: opCall, Name: name, Arguments: args})
+func (kp *keptProvider) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpstdio.CallResult, error) {
+	rep, err := kp.roundTrip(ctx, mcpstdio.StageCall, request{Op: opCall, Name: name, Arguments: args})
 	if err != nil {
 		return nil, err
 	}
 	res, err := mcpstdio.DecodeResult(rep.Result)
 	if err != nil {
-		return nil, &keeperError{msg: mcpstdio.StageCall + ": " + err.Error(), stage: mcpstdio.StageCall, is: []error{mcpstdio.ErrProtocol}}
+		return nil, &providers.Failure{Msg: mcpstdio.StageCall + ": " + err.Error(), Stage: mcpstdio.StageCall, Is: []error{mcpstdio.ErrProtocol}}
 	}
 	return res, nil
 }
 
 // ToolsChanged: the keeper lists again only when the provider announced a change, so asking it
 // costs one round trip and answers the same.
-func (kp *keeperProv) ToolsChanged() bool { return true }
+func (kp *keptProvider) ToolsChanged() bool { return true }
 
-func (kp *keeperProv) StderrTail() string {
+func (kp *keptProvider) StderrTail() string {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
 	return kp.tail
 }
 
 // Close lets the provider go: it stays with the keeper.
-func (kp *keeperProv) Close() error { return kp.conn.Close() }
+func (kp *keptProvider) Close() error { return kp.conn.Close() }

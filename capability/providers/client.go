@@ -1,0 +1,79 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
+)
+
+// Version is sent in initialize's clientInfo.
+var Version = "dev"
+
+// Client is a running provider as an answer uses it: started by this process
+// (*mcpstdio.Client), or kept by the turn's keeper. Close stops a provider this process
+// started; a kept one is only let go, and stays with the keeper.
+type Client interface {
+	ListTools(ctx context.Context) ([]mcpstdio.Tool, error)
+	CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpstdio.CallResult, error)
+	ToolsChanged() bool
+	StderrTail() string
+	Close() error
+}
+
+// RelistAfter is how old a running provider's listing may be before an answer that needs the
+// provider lists it again (docs/capabilities.md, "Changed definitions"). A provider that
+// changes a definition without notifications/tools/list_changed is caught by the first answer
+// after this age, at the cost of one tools/list round trip, while a session's tight run of
+// invokes is not slowed by a listing before each one.
+const RelistAfter = 10 * time.Second
+
+// Timeout bounds each request to a provider (its entry's timeout, else 30 s).
+func Timeout(p *policy.Provider) time.Duration {
+	if p.Timeout > 0 {
+		return p.Timeout
+	}
+	return 30 * time.Second
+}
+
+// Launch starts the provider of entry cfg in this process and initializes it. Its programs
+// are not judged here: TrustProvider first.
+func (t *Turn) Launch(ctx context.Context, cfg *policy.Provider) (*mcpstdio.Client, error) {
+	l := cfg.Launch(t.Registry.Home, t.Settings.Getenv)
+	sctx, cancel := context.WithTimeout(ctx, Timeout(cfg))
+	defer cancel()
+	return mcpstdio.Start(sctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
+		mcpstdio.Options{ClientName: "spear-shell", ClientVersion: Version, MaxMessage: cfg.MaxMessage})
+}
+
+// Failure is a provider failure that happened in another process (the turn's keeper), read
+// back as the error it was: its message, the step it happened in, the provider's stderr tail,
+// and the errors it matches (errors.Is and errors.As see them).
+type Failure struct {
+	Msg, Stage, Tail string
+	Is               []error
+}
+
+func (f *Failure) Error() string   { return f.Msg }
+func (f *Failure) Unwrap() []error { return f.Is }
+
+// StageOf and StderrOf read a provider failure whether it happened here or in the keeper.
+func StageOf(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Stage
+	}
+	return mcpstdio.StageOf(err)
+}
+
+// StderrOf: see StageOf.
+func StderrOf(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Tail
+	}
+	return mcpstdio.StderrOf(err)
+}

@@ -1,0 +1,53 @@
+package providers
+
+// Programs are checked before they run (SPEC 9): a provider, its #! interpreters, the approver
+// and the schema helper must lie outside every directory the agent can write, and be reached
+// through no symlink in one, or the agent could have put its own program there and received
+// the provider's secrets, approved its own WRITE or judged its own arguments.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/spear-shell/spear-shell/policy"
+)
+
+// ErrUntrusted marks a program refused because it is, or may be, the agent's.
+var ErrUntrusted = errors.New("program refused")
+
+// writableRoots are the directories the agent can write in this turn: the workspace, the
+// manifest's writable list and those the caller names (the turn's temporary directory).
+func (t *Turn) writableRoots() []string {
+	roots := slices.Clone(t.Settings.WritableRoots)
+	if t.Manifest != nil {
+		roots = append(roots, t.Manifest.Workspace)
+		roots = append(roots, t.Manifest.Writable...)
+	}
+	return roots
+}
+
+// TrustPrograms returns an error wrapping ErrUntrusted when a program of the chain (see
+// policy.Programs) cannot be told or lies within the agent's reach; nil when all can run.
+// Without a Settings.CheckTrusted nothing is trusted.
+func (t *Turn) TrustPrograms(progs []string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUntrusted, err)
+	}
+	check := t.Settings.CheckTrusted
+	if check == nil {
+		return fmt.Errorf("%w: no trust check was given", ErrUntrusted)
+	}
+	roots := t.writableRoots()
+	for _, p := range progs {
+		if err := check(p, roots); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrUntrusted, p, err)
+		}
+	}
+	return nil
+}
+
+// TrustProvider checks a provider's programs before it is started.
+func (t *Turn) TrustProvider(p *policy.Provider) error {
+	return t.TrustPrograms(p.Programs())
+}
