@@ -461,8 +461,13 @@ func (s *Shell) Close() int {
 	s.Flush()
 	s.flushStatus()
 	if s.tailPending {
-		// The last batch's tail left status 0: bash -s ends with the last command's.
-		s.write(quiet("__spear_s=$?; " + s.restoreStatus()))
+		// The last batch's tail left status 0: bash -s ends with the last command's. The last
+		// batch has no tail, and its last unit may be cut short by the end of input (`echo "a`):
+		// an eval that meets the end inside a quote or ${ leaves bash's parser taking the first
+		// word of the next line out of command position, so that the `{` this line starts with
+		// would be a syntax error (bash's posixexp.tests). An empty line first puts the parser
+		// back; nothing runs after this line, so no $LINENO counts it.
+		s.write("\n" + quiet("__spear_s=$?; "+s.restoreStatus()))
 	}
 	s.script.Close()
 	<-s.exited
