@@ -1,9 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spear-shell/spear-shell/interp/realshell"
 )
@@ -54,4 +61,82 @@ func checkIgnored(w io.Writer, rs *realshell.RealShell) {
 	if kept := realshell.NotPassed(rs != nil && rs.Isolated()); kept != 0 {
 		fmt.Fprintf(w, "warning: %s ignored at start: the real shell gets the default (Go's runtime, or bwrap for SIGCHLD, cannot ignore them)\n", kept)
 	}
+}
+
+// loginTimeout bounds the login shell --check runs inside the boundary: a profile that waits
+// (for a terminal, the network) must not hang the check.
+const loginTimeout = 20 * time.Second
+
+// checkLogin runs, for --check, the agent user's login shell once inside the boundary (`bash -lc
+// true`, with the environment and directory the real shell gets) and reports each line it
+// printed about a file it could not write (a profile's `pyenv init` rehashing its shims, nvm or
+// conda writing their caches), with the manifest's `writable` entry that would quiet it: every
+// forwarded `-lc` command would otherwise print the same. Unconfined there is nothing to check.
+func checkLogin(w io.Writer, rs *realshell.RealShell) {
+	if rs == nil || rs.Boundary == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
+	defer cancel()
+	argv := rs.Argv([]string{rs.Path, "-lc", "true"})
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = rs.Env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil && out.Len() == 0 {
+		fmt.Fprintf(w, "warning: the login shell (%s -lc true) could not run inside the boundary: %v\n", rs.Path, err)
+		return
+	}
+	for _, n := range loginWrites(out.String()) {
+		fmt.Fprintf(w, "warning: the login shell (%s -lc true) inside the boundary printed: %s\n", rs.Path, n.line)
+		if n.writable != "" {
+			fmt.Fprintf(w, "  to quiet it, add %q to the manifest's \"writable\" (docs/harnesses.md), or point the tool into the turn\n", n.writable)
+		}
+	}
+}
+
+// loginNote is a line a login shell printed about a file it could not write, and the writable
+// root that would let it ("" when no path could be read from the line).
+type loginNote struct{ line, writable string }
+
+// readOnlySigns are what tools print when a file cannot be written on a read-only root.
+var readOnlySigns = []string{"Read-only file system", "isn't writable", "is not writable", "not writable", "Permission denied", "cannot create", "cannot touch"}
+
+// loginWrites picks out of a login shell's output the lines about files it could not write.
+func loginWrites(output string) []loginNote {
+	var notes []loginNote
+	for line := range strings.SplitSeq(output, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || !slices.ContainsFunc(readOnlySigns, func(s string) bool { return strings.Contains(line, s) }) {
+			continue
+		}
+		notes = append(notes, loginNote{line: line, writable: writableFor(firstPath(line))})
+	}
+	return notes
+}
+
+// firstPath is the first absolute path in line, without the quotes and punctuation around it.
+func firstPath(line string) string {
+	for _, word := range strings.Fields(line) {
+		word = strings.Trim(word, "'\"`‘’“”,;:()[]")
+		if strings.HasPrefix(word, "/") && len(word) > 1 {
+			return filepath.Clean(word)
+		}
+	}
+	return ""
+}
+
+// writableFor is the writable root to list for a path a tool could not write: the path when it
+// is a directory, else the nearest directory above it that exists (a file is created in its
+// directory).
+func writableFor(path string) string {
+	if path == "" {
+		return ""
+	}
+	for p := path; p != "/" && p != "."; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+	}
+	return ""
 }

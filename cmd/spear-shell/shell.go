@@ -46,7 +46,11 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	case "check":
 		code := capability.Check(ctx, ts, stdout, stderr)
 		checkIgnored(stdout, rs)
-		if checkBoundary(stdout, rs) && code == 0 {
+		refused := checkBoundary(stdout, rs)
+		if !refused {
+			checkLogin(stdout, rs)
+		}
+		if refused && code == 0 {
 			fmt.Fprintln(stderr, "spear-shell: --check found problems")
 			code = 1
 		}

@@ -461,8 +461,13 @@ func (s *Shell) Close() int {
 	s.Flush()
 	s.flushStatus()
 	if s.tailPending {
-		// The last batch's tail left status 0: bash -s ends with the last command's.
-		s.write(quiet("__spear_s=$?; " + s.restoreStatus()))
+		// The last batch's tail left status 0: bash -s ends with the last command's. The last
+		// batch has no tail, and its last unit may be cut short by the end of input (`echo "a`):
+		// an eval that meets the end inside a quote or ${ leaves bash's parser taking the first
+		// word of the next line out of command position, so that the `{` this line starts with
+		// would be a syntax error (bash's posixexp.tests). An empty line first puts the parser
+		// back; nothing runs after this line, so no $LINENO counts it.
+		s.write("\n" + quiet("__spear_s=$?; "+s.restoreStatus()))
 	}
 	s.script.Close()
 	<-s.exited
@@ -499,8 +504,16 @@ func ExitStatus(ps *os.ProcessState) int {
 // quiet makes a line of spear-shell's own plumbing: its xtrace output (set -x) goes nowhere.
 // A group keeps exec's redirections and the status of what it runs, set -e included.
 func quiet(commands string) string {
-	return "{ " + commands + "; } 2>/dev/null\n"
+	return "{ " + commands + "; } " + noStderr + "\n"
 }
+
+// noStderr is how the plumbing silences its own lines: stderr closed for them, not sent to
+// /dev/null. A restricted shell (set -r) refuses every redirection of output to a file
+// (`2>/dev/null`: "restricted: cannot redirect output", and the group does not run), but not the
+// closing of a descriptor; what is traced or reported there is lost, as in /dev/null. Nothing in
+// these lines opens a file while descriptor 2 is free but the init's exec, which moves what it
+// opens to its own number.
+const noStderr = "2>&-"
 
 // Terminal tells whether forwarded commands read the terminal the session is read from.
 func (s *Shell) Terminal() bool { return s.terminal }

@@ -70,7 +70,7 @@ func (s *Shell) stdinRedirect(terminal bool) {
 // groupHeadKeep is groupHead that keeps $? (for script text, which has no prelude of its own):
 // the exec resets it, and the status before it is given back, as the batch's prelude does.
 func (s *Shell) groupHeadKeep() string {
-	return "{ __spear_s=$?; " + s.groupHead + s.restoreStatus() + "; } 2>/dev/null; "
+	return "{ __spear_s=$?; " + s.groupHead + s.restoreStatus() + "; } " + noStderr + "; "
 }
 
 // A descriptor limit below the plumbing's (`ulimit -n 6`) cannot be lived with: when the group

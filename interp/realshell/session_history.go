@@ -19,12 +19,12 @@ import "strings"
 // this session (the tails' own entries are removed), which bash -s would not do there. A
 // readonly HISTFILE refuses that with a message, printed before the command's own redirections
 // are made: the group's send it nowhere.
-const historyOn = `[[ -z ${__spear_h-} ]] || { HISTFILE= ` + bi + "set -o history; } 2>/dev/null; " + bi + "unset -v __spear_h; "
+const historyOn = `[[ -z ${__spear_h-} ]] || { HISTFILE= ` + bi + "set -o history; } " + noStderr + "; " + bi + "unset -v __spear_h; "
 
 // historyTail ends a batch, on the line of pipesTail (one entry to remove): it ends with status
 // 0 (the batch's status is in __spear_p).
 const historyTail = "if [[ -o history ]]; then __spear_h=1; if [[ -z ${HISTIGNORE-} || $(" + bi +
-	"history 1) == *__spear_h=1* ]]; then " + bi + "history -d -1 2>/dev/null; fi; " + bi + "set +o history; fi\n"
+	"history 1) == *__spear_h=1* ]]; then " + bi + "history -d -1 " + noStderr + "; fi; " + bi + "set +o history; fi\n"
 
 // startsWithHistory tells whether the shell may start with history on (`-o history`, SHELLOPTS).
 func startsWithHistory(cfg ShellConfig) bool {

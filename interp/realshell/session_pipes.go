@@ -31,13 +31,13 @@ const pipesMax = 8
 
 // pipesTail ends a batch: $? and PIPESTATUS as the batch's last command left them. What reads
 // $? next (the next batch, a reply, the end) reads this. Script text (which xtrace may show)
-// has it in a group with stderr to /dev/null. Assignments, not printf -v, which a session may
+// has it in a group with stderr closed (noStderr). Assignments, not printf -v, which a session may
 // disable (enable -n): an array joins with spaces in an assignment, and the second keeps the
 // digits and commas only, whatever joined them.
 const (
 	pipesKeep      = "__spear_u=$_ __spear_p=$?,${PIPESTATUS[@]/%/,}; __spear_p=${__spear_p//[!0-9,]/}"
 	pipesTail      = pipesKeep + "\n"
-	pipesTailQuiet = "{ " + pipesKeep + "; } 2>/dev/null\n"
+	pipesTailQuiet = "{ " + pipesKeep + "; } " + noStderr + "\n"
 )
 
 // batchTail returns the tail a batch ends with, "" when none is needed.

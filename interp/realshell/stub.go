@@ -46,8 +46,9 @@ const stubFuncVar = "BASH_FUNC_command_not_found_handle%%"
 // the locale calls non-printable) is printed as bash prints it, $'...' (printable_filename), which
 // is what ${name@Q} gives for exactly those names.
 func StubFunc(stub string) string {
-	// The guard and set +x go first, their own trace to /dev/null.
-	return `() { { if [[ -n ${__spear_cnf-} ]]; then __spear_cnf=inner; else __spear_cnf=outer; set +x; fi; } 2>/dev/null
+	// The guard and set +x go first, their own trace nowhere: with stderr closed, not sent to
+	// /dev/null, which a restricted shell (set -r) refuses, printing a message of its own.
+	return `() { { if [[ -n ${__spear_cnf-} ]]; then __spear_cnf=inner; else __spear_cnf=outer; set +x; fi; } 2>&-
 	if [[ $__spear_cnf == inner ]]; then
 		[[ -z $1 ]]
 	elif [[ $1 == ` + StubName + ` ]]; then

@@ -61,7 +61,7 @@ func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 	}
 	status := strconv.Itoa(max(s.status, 0))
 	// $? is restored without tripping set -e: a failure left of && never does.
-	restore := "{ " + setStatus + status + " && " + bi + ":; } 2>/dev/null; "
+	restore := "{ " + setStatus + status + " && " + bi + ":; } " + noStderr + "; "
 	if promptCommand {
 		// As in bash -i, a failing PROMPT_COMMAND never ends the shell (|| turns set -e off).
 		for _, i := range s.promptCommands {
@@ -72,7 +72,7 @@ func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 	token := newToken()
 	show := "{ " + restore + bi + `printf '%s x%s %s\n%s\0' ` + token + ` "${PS0:+1}" "${!PROMPT_COMMAND[*]}" "${` + name + `@P}" >&` + strconv.Itoa(replyFD) + "; } " + s.stdin
 	if s.tracing {
-		show += " 2>/dev/null"
+		show += " " + noStderr
 	}
 	s.write(show + "\n")
 	rest, ok := s.reply(token)
