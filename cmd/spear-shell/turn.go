@@ -15,6 +15,8 @@ import (
 	"github.com/spear-shell/spear-shell/capability"
 	"github.com/spear-shell/spear-shell/interp"
 	"github.com/spear-shell/spear-shell/interp/realshell"
+	"github.com/spear-shell/spear-shell/interp/sandbox"
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // settings are the turn's settings for command line a: self is the running binary, manifest
@@ -26,13 +28,13 @@ func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 		Cwd:          cwd,
 		ManifestPath: manifest,
 		Session:      a.Own == "" && a.Mode == realshell.ModeSession,
-		Inside:       realshell.InsideBoundary(os.Getenv),
-		Unconfined:   os.Getenv(realshell.BoundaryMarker) == "none",
+		Inside:       sandbox.InsideBoundary(os.Getenv),
+		Unconfined:   os.Getenv(sandbox.BoundaryMarker) == "none",
 		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
 		CheckTrusted: checkTrusted,
 		Self:         self,
 		Environ:      os.Environ(),
-		StateParent:  realshell.StateParent(os.Getenv),
+		StateParent:  paths.StateParent(os.Getenv),
 	}
 	if rs != nil {
 		s.WritableRoots = rs.Writable // the turn's temporary directory among them
@@ -47,7 +49,7 @@ func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 
 // checkTrusted is the boundary's verdict on a program the capability layer is about to start.
 func checkTrusted(path string, roots []string) error {
-	return realshell.CheckTrusted(path, realshell.WritableRoots(roots...))
+	return paths.CheckTrusted(path, paths.WritableRoots(roots...))
 }
 
 // request is what the turn is asked for by an invocation.

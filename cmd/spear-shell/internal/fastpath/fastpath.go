@@ -14,18 +14,20 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"github.com/spear-shell/spear-shell/interp/realshell"
+	"github.com/spear-shell/spear-shell/interp/sandbox"
 )
 
 func init() {
 	argv := os.Args
-	if len(argv) == 0 || realshell.IsStub(argv[0]) {
+	if len(argv) == 0 || sandbox.IsStub(argv[0]) {
 		return
 	}
 	// Only the exact shape main would forward at once: -c text that cannot spell the name.
 	// (A test binary's -test.* flags never make it, so tests reach their own main.)
 	a := realshell.ParseArgs(argv[1:])
-	if a.Mode != realshell.ModeString || a.Own != "" || a.Problem != "" || (!a.NoExec && realshell.MayInvoke(a.String)) {
+	if a.Mode != realshell.ModeString || a.Own != "" || a.Problem != "" || (!a.NoExec && invocation.MayInvoke(a.String)) {
 		return
 	}
 	os.Exit(Forward(argv[0], a))
