@@ -2,8 +2,9 @@
 // (a -c string that cannot spell spear-capability) from package initialisation, before main.
 //
 // Why from initialisation: Go initialises a program's packages in dependency order and, among
-// those ready, by import path. This package needs only interp/realshell, so it runs before
-// zerolog, net, regexp and the capability layer initialise, which the front binary links to
+// those ready, by import path. This package needs only interp/realshell, interp/sandbox and
+// interp/invocation (and policy/paths below them), none of which links a parser, a logger or
+// the capability layer, so it runs before zerolog, net, regexp and the capability layer initialise, which the front binary links to
 // answer plain invocations itself. The commonest command line then becomes bash without paying
 // for them (GODEBUG=inittrace=1 shows what ran; docs/bench.md has the cost). Any other command
 // line returns to main, which decides it whole and calls Forward where it forwards.
