@@ -490,6 +490,28 @@ func TestCaseCount(t *testing.T) {
 	}
 }
 
+func TestNameInText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"spear-capability", true},
+		{"sspear-capability", true},
+		{"spespear-capability", true},
+		{"'spear'\"-capa\\bility\"", true},
+		{"spear-\\\ncapability", true},
+		{"spear-\ncapability", false},
+		{"spear capability", false},
+		{"spear-capabilit", false},
+		{"", false},
+	} {
+		if got := invocation.NameInText(tc.in); got != tc.want {
+			t.Errorf("NameInText(%q) = %v; want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
 // TestRecognitionInputs keeps testdata/recognition-inputs.json, the inputs of recogTests, which
 // package envelope's FuzzEnvelope takes as seeds, equal to the table (go test -update rewrites it).
 func TestRecognitionInputs(t *testing.T) {

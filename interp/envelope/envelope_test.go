@@ -7,14 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.uber.org/goleak"
 )
-
-// TestMain checks that no test in the package leaves a goroutine behind.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // Exact texts as the terminals sent them (testdata/harness/captured), with paths of our own.
 const (

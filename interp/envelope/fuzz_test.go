@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/spear-shell/spear-shell/interp"
 )
 
@@ -86,3 +88,6 @@ func (m *Match) rebuilt() string {
 	b.WriteString(t[cur:])
 	return b.String()
 }
+
+// TestMain checks that no test in the package leaves a goroutine behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -29,25 +29,3 @@ func TestMayInvoke(t *testing.T) {
 		}
 	}
 }
-
-func TestNameInText(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in   string
-		want bool
-	}{
-		{"spear-capability", true},
-		{"sspear-capability", true},
-		{"spespear-capability", true},
-		{"'spear'\"-capa\\bility\"", true},
-		{"spear-\\\ncapability", true},
-		{"spear-\ncapability", false},
-		{"spear capability", false},
-		{"spear-capabilit", false},
-		{"", false},
-	} {
-		if got := NameInText(tc.in); got != tc.want {
-			t.Errorf("NameInText(%q) = %v; want %v", tc.in, got, tc.want)
-		}
-	}
-}

@@ -5,14 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.uber.org/goleak"
 )
-
-// TestMain checks that no test in the package leaves a goroutine behind.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 func TestHistoryKeepsAndBounds(t *testing.T) {
 	h := NewHistory(3, "")

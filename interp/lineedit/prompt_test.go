@@ -1,6 +1,10 @@
 package lineedit
 
-import "testing"
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
 
 func TestParsePrompt(t *testing.T) {
 	for _, tc := range []struct {
@@ -32,3 +36,6 @@ func TestParsePrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestMain checks that no test in the package leaves a goroutine behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
