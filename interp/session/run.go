@@ -17,7 +17,7 @@ type Handlers struct {
 	Refuse func(code, reason string) int
 
 	// Envelope, when set, is asked first about every unit of a session: a unit that is one of
-	// the turn's terminal's envelopes comes back with its command's analysis (envelope.go).
+	// the turn's terminal's envelopes comes back with its command's analysis (package interp/envelope).
 	Envelope func(unit string) (*envelope.Match, interp.Analysis)
 	// Outside runs a part of an envelope that needs what the boundary hides (tmux wait -S
 	// done) in spear-shell's own environment, and returns its exit status.
