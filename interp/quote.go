@@ -23,6 +23,12 @@ func RemoveQuotes(w *syntax.Word) (text string, dynamic bool) {
 	return u.text, u.dynamic
 }
 
+// RemoveQuotesIn is RemoveQuotes's text of w with its dynamic parts copied byte for byte from
+// src, the text w was parsed from.
+func RemoveQuotesIn(w *syntax.Word, src string) string {
+	return unquote(w, src).text
+}
+
 // unquoted is the result of quote removal on one word.
 type unquoted struct {
 	text    string

@@ -2,17 +2,17 @@ package interp
 
 import (
 	"fmt"
-	"github.com/spear-shell/spear-shell/interp/invocation"
-	"github.com/spear-shell/spear-shell/interp/realshell"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/spear-shell/spear-shell/interp/invocation"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // Name is the command spear-shell answers itself.
-const Name = realshell.Name
+const Name = invocation.Name
 
 // Verdict is what Analyze decided for an input.
 type Verdict int
@@ -65,7 +65,9 @@ var parsers = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
 }}
 
-func parse(src string) (*syntax.File, error) {
+// Parse parses src as bash, comments kept: mvdan's reading, without the corrections Analyze
+// makes where mvdan and bash disagree (see ParsesAsBash).
+func Parse(src string) (*syntax.File, error) {
 	p := parsers.Get().(*syntax.Parser)
 	defer parsers.Put(p)
 	return p.Parse(strings.NewReader(src), "")
@@ -77,7 +79,7 @@ func Analyze(src string) Analysis {
 	// Quote removal can only delete quotes, backslashes and backslash-newlines, so
 	// input whose text never spells the name needs no parse, unless $'...' or $"..."
 	// could spell it with escapes.
-	if !realshell.MayInvoke(src) {
+	if !invocation.MayInvoke(src) {
 		return Analysis{Verdict: Forward}
 	}
 	if why := overBounds(src); why != "" {
@@ -95,7 +97,7 @@ func Analyze(src string) Analysis {
 
 // analyzeParsed is Analyze for input that may spell the name, by a full parse.
 func analyzeParsed(src string) Analysis {
-	named := realshell.NameInText(src)
+	named := invocation.NameInText(src)
 	if strings.IndexByte(src, '\r') >= 0 {
 		return untrusted(named, "it contains a carriage return")
 	}
@@ -151,7 +153,7 @@ func walkFrom(src, base string, spans [][2]int) (walker, error) {
 			b[off] = ' '
 		}
 		text := string(b)
-		f, err := parse(text)
+		f, err := Parse(text)
 		if err != nil {
 			if len(guess) > 0 {
 				guess = nil
@@ -171,6 +173,22 @@ func walkFrom(src, base string, spans [][2]int) (walker, error) {
 		}
 		return w, nil
 	}
+}
+
+// ParsesAsBash reports whether mvdan's parse of src can be taken as bash's: false where they
+// may disagree on where a statement ends (SPEC 3's untrusted forms, and comments or
+// here-document delimiters that Analyze must correct). An envelope is matched only where it is
+// true; the rest is judged as before, never as an envelope.
+func ParsesAsBash(src string) bool {
+	if strings.IndexByte(src, '\r') >= 0 || strings.Contains(src, "!(") || overBounds(src) != "" || len(commentGuesses(src)) > 0 {
+		return false
+	}
+	if strings.Contains(src, "<<") {
+		if _, spans := requoteDelimiters(src); len(spans) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // requoteDelimiters finds here-document delimiter words whose last part is

@@ -1,10 +1,11 @@
 package interp
 
 import (
-	"github.com/spear-shell/spear-shell/interp/invocation"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/spear-shell/spear-shell/interp/invocation"
 
 	"mvdan.cc/sh/v3/syntax"
 )

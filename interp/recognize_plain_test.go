@@ -1,9 +1,10 @@
 package interp
 
 import (
-	"github.com/spear-shell/spear-shell/interp/invocation"
 	"reflect"
 	"testing"
+
+	"github.com/spear-shell/spear-shell/interp/invocation"
 )
 
 var plainCases = []string{

@@ -1,13 +1,18 @@
 package interp
 
 import (
-	"github.com/spear-shell/spear-shell/interp/invocation"
+	"encoding/json"
+	"flag"
+	"os"
 	"strings"
 	"testing"
 
-	"github.com/spear-shell/spear-shell/interp/realshell"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/spear-shell/spear-shell/interp/invocation"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/recognition-inputs.json")
 
 // recogTest is one recognition case. For Answer, segs renders the segments:
 // "F:<text>" for forwarded text, else "verb target... [json]".
@@ -501,9 +506,38 @@ func TestNameInText(t *testing.T) {
 		{"spear-capabilit", false},
 		{"", false},
 	} {
-		if got := realshell.NameInText(tc.in); got != tc.want {
+		if got := invocation.NameInText(tc.in); got != tc.want {
 			t.Errorf("NameInText(%q) = %v; want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestRecognitionInputs keeps testdata/recognition-inputs.json, the inputs of recogTests, which
+// package envelope's FuzzEnvelope takes as seeds, equal to the table (go test -update rewrites it).
+func TestRecognitionInputs(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("[\n")
+	for i, tc := range recogTests {
+		line, err := json.Marshal(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		if i < len(recogTests)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("]\n")
+	const path = "testdata/recognition-inputs.json"
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != b.String() {
+		t.Errorf("%s is not recogTests' inputs (%v): run go test ./interp -run TestRecognitionInputs -update", path, err)
 	}
 }
 
@@ -518,7 +552,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add(nest("`", "spear-capability list", "`", 3))
 	f.Fuzz(func(t *testing.T, src string) {
 		a := Analyze(src)
-		if realshell.MayInvoke(src) && overBounds(src) != "" && (a.Verdict != Refuse || a.Code != CodeMalformed) {
+		if invocation.MayInvoke(src) && overBounds(src) != "" && (a.Verdict != Refuse || a.Code != CodeMalformed) {
 			t.Fatalf("Analyze(%q) = %v %s past the input bounds", src, a.Verdict, a.Code)
 		}
 		switch a.Verdict {
@@ -556,7 +590,7 @@ func FuzzAnalyze(f *testing.F) {
 // commandName is an independent check for FuzzAnalyze: does a plain parse put a
 // word spelling the name first in any simple command?
 func commandName(src string) bool {
-	f, err := parse(src)
+	f, err := Parse(src)
 	if err != nil {
 		return false
 	}

@@ -2,14 +2,15 @@ package interp
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"strconv"
 	"strings"
 
-	"github.com/spear-shell/spear-shell/interp/realshell"
-
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/spear-shell/spear-shell/interp/invocation"
 )
 
 // UnitReader cuts a session's stdin into units: one line plus the continuation
@@ -35,7 +36,7 @@ func (u *UnitReader) Next() (string, error) {
 	if u.err != nil {
 		return "", u.err
 	}
-	unit := unitText{shell: u.Shell}
+	unit := Unit{shell: u.Shell}
 	for {
 		line, err := u.r.ReadString('\n')
 		if err != nil {
@@ -44,27 +45,33 @@ func (u *UnitReader) Next() (string, error) {
 			if unit.text.Len() == 0 {
 				return "", err
 			}
-			return unit.take(), nil
+			return unit.Take(), nil
 		}
-		if unit.add(line) {
-			return unit.take(), nil
+		if unit.Add(line) {
+			return unit.Take(), nil
 		}
 	}
+}
+
+// LineReady tells whether a whole line is already buffered, so that reading it cannot block.
+func (u *UnitReader) LineReady() bool {
+	b, _ := u.r.Peek(u.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // AtEnd tells whether the input has ended: the unit Next returned last was the last one (and
 // may be incomplete).
 func (u *UnitReader) AtEnd() bool { return u.err != nil }
 
-// unitText gathers whole lines until they complete a unit.
-type unitText struct {
+// Unit gathers whole lines until they complete a unit (NewUnit).
+type Unit struct {
 	text  strings.Builder
 	w     wait
 	shell string // the real shell's path, asked about text mvdan cannot parse
 }
 
-// add appends one whole line and reports whether the text is now a complete unit.
-func (u *unitText) add(line string) bool {
+// Add appends one whole line and reports whether the text is now a complete unit.
+func (u *Unit) Add(line string) bool {
 	u.text.WriteString(line)
 	// Re-parsing the growing text for a line that cannot complete it would
 	// make long here-documents and strings quadratic.
@@ -75,7 +82,7 @@ func (u *unitText) add(line string) bool {
 		return true
 	}
 	text := u.text.String()
-	if realshell.MayInvoke(text) && overBounds(text) != "" {
+	if invocation.MayInvoke(text) && overBounds(text) != "" {
 		// Past the input bounds it is never parsed: it ends here, and Analyze refuses it.
 		return true
 	}
@@ -84,11 +91,18 @@ func (u *unitText) add(line string) bool {
 	return done
 }
 
-// started tells whether a unit has begun (the next line is a continuation line).
-func (u *unitText) started() bool { return u.text.Len() > 0 }
+// NewUnit returns an empty unit; shell is the real shell's path, asked about text mvdan cannot
+// parse ("": a parse error ends the unit).
+func NewUnit(shell string) *Unit { return &Unit{shell: shell} }
 
-// take returns the text gathered and starts a new unit.
-func (u *unitText) take() string {
+// End appends the text of a last line, without its newline: the unit ends however it stands.
+func (u *Unit) End(line string) { u.text.WriteString(line) }
+
+// Started tells whether a unit has begun (the next line is a continuation line).
+func (u *Unit) Started() bool { return u.text.Len() > 0 }
+
+// Take returns the text gathered and starts a new unit.
+func (u *Unit) Take() string {
 	s := u.text.String()
 	u.text.Reset()
 	u.w = wait{}
@@ -114,13 +128,13 @@ func (w wait) mayEnd(line string) bool {
 // complete reports whether text (whole lines) forms complete commands as bash
 // would read them; if not, w says which next line may complete them.
 func complete(text, shell string) (done bool, w wait) {
-	f, err := parse(text)
+	f, err := Parse(text)
 	more, w := incomplete(err)
 	if more && strings.Contains(text, "<<") {
 		// Bash reads here-document bodies raw up to the delimiter line and
 		// expands them later; mvdan parses unquoted bodies and waits for a `$(`
 		// or backquote they leave open. Ask again with every delimiter quoted.
-		f2, err2 := parse(quoteHeredocs(text))
+		f2, err2 := Parse(quoteHeredocs(text))
 		if more2, w2 := incomplete(err2); err2 == nil || more2 {
 			f, err, more, w = f2, err2, more2, w2
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // DefaultHome returns SPEAR_HOME, else $XDG_CONFIG_HOME/spear (when absolute, as the
@@ -42,12 +44,12 @@ func readConfig(path string, limit int64) ([]byte, *Problem) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fileErr("does not exist", err)
 		}
-		return nil, fileErr(fmt.Sprintf("cannot be opened: %v", unwrapPath(err)), err)
+		return nil, fileErr(fmt.Sprintf("cannot be opened: %v", paths.UnwrapPath(err)), err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fileErr(fmt.Sprintf("cannot be inspected: %v", unwrapPath(err)), err)
+		return nil, fileErr(fmt.Sprintf("cannot be inspected: %v", paths.UnwrapPath(err)), err)
 	}
 	if !st.Mode().IsRegular() {
 		return nil, fileErr("is not a regular file", nil)
@@ -57,7 +59,7 @@ func readConfig(path string, limit int64) ([]byte, *Problem) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fileErr(fmt.Sprintf("cannot be read: %v", unwrapPath(err)), err)
+		return nil, fileErr(fmt.Sprintf("cannot be read: %v", paths.UnwrapPath(err)), err)
 	}
 	if int64(len(data)) > limit {
 		return nil, fileErr(fmt.Sprintf("is larger than %d bytes", limit), nil)
@@ -75,15 +77,6 @@ func checkJSON(path string, data []byte) *Problem {
 		return &Problem{File: path, Msg: "not valid JSON"}
 	}
 	return nil
-}
-
-// unwrapPath drops the path an *fs.PathError repeats (the Problem names the file).
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Load reads projects.json and capabilities.json. A bad entry is left out and recorded

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // ResolveProject finds the registered project whose root contains workspace, both
@@ -18,7 +20,7 @@ func (r *Registry) ResolveProject(workspace string) (p *Project, resolved string
 	}
 	ws, err := filepath.EvalSymlinks(workspace)
 	if err != nil {
-		return nil, "", fmt.Sprintf("workspace cannot be resolved: %v", unwrapPath(err))
+		return nil, "", fmt.Sprintf("workspace cannot be resolved: %v", paths.UnwrapPath(err))
 	}
 	var best *Project
 	bestRoot, tie := "", ""
@@ -119,7 +121,7 @@ func (r *Registry) decide(p *Provider, proj *Project, ws, task string) Decision 
 	case ScopePath:
 		dir, err := filepath.EvalSymlinks(sc.Path)
 		if err != nil {
-			d.Reason = fmt.Sprintf("scope %s cannot be resolved: %v", sc, unwrapPath(err))
+			d.Reason = fmt.Sprintf("scope %s cannot be resolved: %v", sc, paths.UnwrapPath(err))
 			return d
 		}
 		if !within(dir, ws) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // MinSecretLen is the length from which an env value counts as a secret (SPEC 7).
@@ -363,7 +365,7 @@ func resolveCommand(name string, dirs []string) (string, string) {
 func checkExecutable(path string) string {
 	st, err := os.Stat(path)
 	if err != nil {
-		return fmt.Sprintf("cannot be used: %v", unwrapPath(err))
+		return fmt.Sprintf("cannot be used: %v", paths.UnwrapPath(err))
 	}
 	if !st.Mode().IsRegular() {
 		return "is not a regular file"

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // maxInterpreters bounds the chain of `#!` interpreters followed, as the kernel does.
@@ -55,7 +57,7 @@ func Programs(prog string, dirs []string) ([]string, error) {
 func interpreters(prog string, dirs []string) ([]string, error) {
 	f, err := os.OpenFile(prog, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", prog, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", prog, paths.UnwrapPath(err))
 	}
 	defer f.Close()
 	head := make([]byte, 256) // the kernel reads no more of a #! line (BINPRM_BUF_SIZE)

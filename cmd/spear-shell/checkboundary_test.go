@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/spear-shell/spear-shell/interp/realshell"
+	"github.com/spear-shell/spear-shell/interp/sandbox"
 )
 
 // A spear-shell or real shell in the host's /tmp is warned of: inside the boundary /tmp is the
 // turn's own, so the stub (a link to spear-shell) would point at nothing there.
 func TestCheckBoundaryWarnsOfHostTmp(t *testing.T) {
-	rs := &realshell.RealShell{Writable: []string{"/w"}, Verdicts: []realshell.Verdict{
+	rs := &realshell.RealShell{Writable: []string{"/w"}, Verdicts: []sandbox.Verdict{
 		{What: "bwrap", Path: "/usr/bin/bwrap"},
 		{What: "real shell", Path: "/bin/bash"},
 		{What: "spear-shell", Path: "/tmp/ci/bin/spear-shell"},

@@ -2,7 +2,7 @@ package main
 
 // Envelopes (SPEC 3, 11): a -c string (or a session unit) that is exactly one of the turn's
 // terminal's envelopes has its command judged alone, and its own parts run as the terminal
-// meant them (interp/envelope*.go).
+// meant them (package interp/envelope).
 
 import (
 	"errors"
@@ -12,24 +12,27 @@ import (
 
 	"github.com/spear-shell/spear-shell/capability"
 	"github.com/spear-shell/spear-shell/interp"
+	"github.com/spear-shell/spear-shell/interp/envelope"
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"github.com/spear-shell/spear-shell/interp/realshell"
+	"github.com/spear-shell/spear-shell/interp/sandbox"
 )
 
 // unmatchedHead is how much of an unmatched string the audit keeps.
 const unmatchedHead = 256
 
-// envelope decides text (a -c string or a session unit) under the turn's terminal: the match
+// decideEnvelope decides text (a -c string or a session unit) under the turn's terminal: the match
 // (nil when the text is not one of the terminal's envelopes, or no terminal is named) and the
 // analysis of its command. Text that names spear-capability and matches none of the terminal's
 // envelopes is recorded envelope_unmatched here, and is then judged as before.
-func envelope(turn *capability.Turn, terminal, text string, login bool, self string) (*interp.Match, interp.Analysis) {
+func decideEnvelope(turn *capability.Turn, terminal, text string, login bool, self string) (*envelope.Match, interp.Analysis) {
 	if terminal == "" || terminal == "none" {
 		return nil, interp.Analysis{}
 	}
-	m := interp.MatchEnvelope(terminal, text, interp.Context{Login: login, IsSelf: isSelf(self)})
+	m := envelope.MatchEnvelope(terminal, text, envelope.Context{Login: login, IsSelf: isSelf(self)})
 	if m == nil {
-		if realshell.NameInText(text) {
-			turn.EnvelopeUnmatched(terminal, interp.Head(text, unmatchedHead))
+		if invocation.NameInText(text) {
+			turn.EnvelopeUnmatched(terminal, envelope.Head(text, unmatchedHead))
 		}
 		return nil, interp.Analysis{}
 	}
@@ -44,16 +47,16 @@ func envelope(turn *capability.Turn, terminal, text string, login bool, self str
 // without the name: Terminal-Bench's `; tmux wait -S done` must run outside the boundary for
 // every command. The terminal is the one the scope pin read from the manifest at the session's
 // start.
-func sessionEnvelopes(turn *capability.Turn, login bool, self string) func(string) (*interp.Match, interp.Analysis) {
+func sessionEnvelopes(turn *capability.Turn, login bool, self string) func(string) (*envelope.Match, interp.Analysis) {
 	terminal := turn.Terminal()
 	if terminal == "" || terminal == "none" {
 		return nil
 	}
-	return func(unit string) (*interp.Match, interp.Analysis) {
-		if !realshell.MayInvoke(unit) && !interp.MayBeEnvelope(terminal, unit) {
+	return func(unit string) (*envelope.Match, interp.Analysis) {
+		if !invocation.MayInvoke(unit) && !envelope.MayBeEnvelope(terminal, unit) {
 			return nil, interp.Analysis{}
 		}
-		return envelope(turn, terminal, unit, login, self)
+		return decideEnvelope(turn, terminal, unit, login, self)
 	}
 }
 
@@ -77,7 +80,7 @@ func runOutside(argv []string) int {
 // isSelf tells whether path, absolute, resolves to the running binary self and is not the stub.
 func isSelf(self string) func(string) bool {
 	return func(path string) bool {
-		if !filepath.IsAbs(path) || realshell.IsStub(path) || self == "" {
+		if !filepath.IsAbs(path) || sandbox.IsStub(path) || self == "" {
 			return false
 		}
 		a, err := os.Stat(path)

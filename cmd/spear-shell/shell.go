@@ -11,15 +11,19 @@ import (
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/cmd/spear-shell/internal/fastpath"
 	"github.com/spear-shell/spear-shell/interp"
+	"github.com/spear-shell/spear-shell/interp/envelope"
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"github.com/spear-shell/spear-shell/interp/realshell"
+	"github.com/spear-shell/spear-shell/interp/sandbox"
+	"github.com/spear-shell/spear-shell/interp/session"
 )
 
 // run decides a command line whole: spear-shell's own options, -c strings (answered, mixed or
 // forwarded) and sessions.
 func run(argv []string, stdin, stdout, stderr *os.File) int {
 	realshell.SetNonDumpable()
-	if realshell.IsStub(argv[0]) {
-		return realshell.RefuseStub(stderr)
+	if sandbox.IsStub(argv[0]) {
+		return sandbox.RefuseStub(stderr)
 	}
 	a := realshell.ParseArgs(argv[1:])
 	if a.Problem != "" {
@@ -82,17 +86,17 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		turn := capability.NewTurn(ts)
 		defer turn.Close("")
 		// An envelope of the turn's terminal has its command judged alone (SPEC 3).
-		var m *interp.Match
+		var m *envelope.Match
 		var an interp.Analysis
-		if realshell.MayInvoke(a.String) {
-			m, an = envelope(turn, turn.Terminal(), a.String, login(a.Options), self)
+		if invocation.MayInvoke(a.String) {
+			m, an = decideEnvelope(turn, turn.Terminal(), a.String, login(a.Options), self)
 		}
 		if m == nil {
 			an = interp.Analyze(a.String)
 		}
 		if m != nil && an.Verdict != interp.Refuse {
 			// The files the envelope writes for the terminal are bound in at their host paths.
-			tidy, err := rs.BindFiles(m.Files())
+			tidy, err := rs.Boundary.BindFiles(m.Files())
 			defer tidy()
 			if err != nil {
 				fmt.Fprintf(stderr, "spear-shell: %v\n", err)
@@ -124,7 +128,7 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 // runString answers a -c string that holds invocations. A string of answers alone starts no
 // shell; otherwise its forwarded parts run in one real shell, in order around the answers. When
 // the string is envelope m, an is its command's analysis and the envelope's parts run too.
-func runString(a realshell.Args, an interp.Analysis, m *interp.Match, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
+func runString(a realshell.Args, an interp.Analysis, m *envelope.Match, rs *realshell.RealShell, turn *capability.Turn, stdin, stdout, stderr *os.File) int {
 	g := newGuard(nil)
 	defer g.stop()
 	// The first answer's providers start now, while the signals are being caught.
@@ -154,16 +158,16 @@ func runString(a realshell.Args, an interp.Analysis, m *interp.Match, rs *realsh
 		return 126
 	}
 	g.setShell(sh)
-	h := interp.Handlers{
+	h := session.Handlers{
 		Answer:  answer,
 		Refuse:  func(code, reason string) int { return turn.Refuse(code, reason, stderr) },
 		Outside: runOutside,
 		Shell:   rs.Path,
 	}
 	if m != nil {
-		return interp.RunEnvelope(m, an, sh, h)
+		return session.RunEnvelope(m, an, sh, h)
 	}
-	return interp.RunSegments(an, sh, h)
+	return session.RunSegments(an, sh, h)
 }
 
 // runSession runs commands from stdin in one real shell until EOF, exit, or a signal, and
@@ -185,7 +189,7 @@ func runSession(a realshell.Args, self string, rs *realshell.RealShell, turn *ca
 		turn.Pin()
 	}()
 	g.caught()
-	sh, err := startShell(a, rs, stdout, stderr, &session{terminal: terminal, prompts: term != nil})
+	sh, err := startShell(a, rs, stdout, stderr, &sessionOpts{terminal: terminal, prompts: term != nil})
 	<-pinned
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", err)
@@ -193,7 +197,7 @@ func runSession(a realshell.Args, self string, rs *realshell.RealShell, turn *ca
 		return 126
 	}
 	g.setShell(sh)
-	handlers := interp.Handlers{
+	handlers := session.Handlers{
 		Answer: func(inv *interp.Invocation) int {
 			return g.answer(func(ctx context.Context) int {
 				return turn.Answer(ctx, request(inv), stdout, stderr)
@@ -215,9 +219,9 @@ func runSession(a realshell.Args, self string, rs *realshell.RealShell, turn *ca
 			return runOutside(argv)
 		}
 		sourceRC(sh, a.Options)
-		code = interp.RunTerminal(term, sh, handlers)
+		code = session.RunTerminal(term, sh, handlers)
 	} else {
-		code = interp.RunSession(stdin, sh, handlers)
+		code = session.RunSession(stdin, sh, handlers)
 	}
 	if n := g.terminatedBy(); n != 0 {
 		g.closeTurn(terminatedReason(n))
@@ -227,13 +231,13 @@ func runSession(a realshell.Args, self string, rs *realshell.RealShell, turn *ca
 	return code
 }
 
-// session says how a session's real shell serves it; nil for a -c string.
-type session struct {
+// sessionOpts says how a session's real shell serves it; nil for a -c string.
+type sessionOpts struct {
 	terminal *os.File // forwarded commands read this terminal (nil: /dev/null)
 	prompts  bool     // a terminal session: bash -i's prompts
 }
 
-func startShell(a realshell.Args, rs *realshell.RealShell, stdout, stderr *os.File, sess *session) (*realshell.Shell, error) {
+func startShell(a realshell.Args, rs *realshell.RealShell, stdout, stderr *os.File, sess *sessionOpts) (*realshell.Shell, error) {
 	argv := append([]string{rs.Path}, a.Options...)
 	argv = append(argv, "-s", "--")
 	argv = append(argv, a.Params...)

@@ -11,14 +11,15 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/spear-shell/spear-shell/interp"
+	"github.com/spear-shell/spear-shell/interp/lineedit"
 	"github.com/spear-shell/spear-shell/interp/realshell"
+	"github.com/spear-shell/spear-shell/interp/session"
 )
 
 // terminalSession returns the terminal of a terminal session (SPEC 4: -i, or stdin and stderr
 // both terminals, as bash decides it is interactive), or nil for a piped session. It takes the
 // terminal as controlling terminal when this process has none, and has g report Ctrl-C.
-func terminalSession(a realshell.Args, stdin, stderr *os.File, g *guard) *interp.Terminal {
+func terminalSession(a realshell.Args, stdin, stderr *os.File, g *guard) *session.Terminal {
 	if !a.Terminal && !(isTerminal(stdin) && isTerminal(stderr)) {
 		return nil
 	}
@@ -28,14 +29,14 @@ func terminalSession(a realshell.Args, stdin, stderr *os.File, g *guard) *interp
 	// same holds here. (signal.Ignored cannot tell an inherited SIG_IGN of SIGTSTP: the
 	// runtime leaves the job-control signals alone and never records them.)
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTSTP)
-	return &interp.Terminal{In: stdin, Out: stderr, Interrupts: g.watchTerminal(), History: sessionHistory()}
+	return &session.Terminal{In: stdin, Out: stderr, Interrupts: g.watchTerminal(), History: sessionHistory()}
 }
 
 // sessionHistory is the history of a terminal session as bash -i keeps it: HISTSIZE lines
 // (500 when unset or not a number), read from and appended to HISTFILE (~/.bash_history when
 // unset, none when empty). Both come from the environment: the real shell's own variables
 // (a HISTFILE set in ~/.bashrc) are not asked.
-func sessionHistory() *interp.History {
+func sessionHistory() *lineedit.History {
 	size, err := strconv.Atoi(os.Getenv("HISTSIZE"))
 	if err != nil {
 		size = -1
@@ -44,7 +45,7 @@ func sessionHistory() *interp.History {
 	if home := os.Getenv("HOME"); !set && home != "" {
 		file = filepath.Join(home, ".bash_history")
 	}
-	return interp.NewHistory(size, file)
+	return lineedit.NewHistory(size, file)
 }
 
 // takeTerminal makes the terminal on f the controlling terminal of this process when it leads a

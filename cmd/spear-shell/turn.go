@@ -16,6 +16,8 @@ import (
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/interp"
 	"github.com/spear-shell/spear-shell/interp/realshell"
+	"github.com/spear-shell/spear-shell/interp/sandbox"
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // settings are the turn's settings for command line a: self is the running binary, manifest
@@ -28,12 +30,12 @@ func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 			Cwd:          cwd,
 			ManifestPath: manifest,
 			Session:      a.Own == "" && a.Mode == realshell.ModeSession,
-			Inside:       realshell.InsideBoundary(os.Getenv),
-			Unconfined:   os.Getenv(realshell.BoundaryMarker) == "none",
+			Inside:       sandbox.InsideBoundary(os.Getenv),
+			Unconfined:   os.Getenv(sandbox.BoundaryMarker) == "none",
 			CheckTrusted: checkTrusted,
 			Self:         self,
 			Environ:      os.Environ(),
-			StateParent:  realshell.StateParent(os.Getenv),
+			StateParent:  paths.StateParent(os.Getenv),
 		},
 		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
 	}
@@ -50,7 +52,7 @@ func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, 
 
 // checkTrusted is the boundary's verdict on a program the capability layer is about to start.
 func checkTrusted(path string, roots []string) error {
-	return realshell.CheckTrusted(path, realshell.WritableRoots(roots...))
+	return paths.CheckTrusted(path, paths.WritableRoots(roots...))
 }
 
 // request is what the turn is asked for by an invocation.

@@ -1,6 +1,8 @@
-// Package invocation is what a spear-capability command line asks for, and the parser-free
-// recognition of the plain line agents almost always type. It depends on no shell parser, so
-// the front binary can answer such a line itself; package interp decides everything else.
+// Package invocation is what a spear-capability command line asks for: the reserved name and
+// whether a text may invoke it (Name, MayInvoke), the three forms and their argument JSON, and
+// the parser-free recognition of the plain line agents almost always type. It is a leaf,
+// layer 0 (docs/layout.md): it imports no package of ours and no shell parser, so that the
+// front binary's -c fast path links it alone; package interp decides everything else.
 package invocation
 
 import (

@@ -3,8 +3,6 @@ package invocation
 import (
 	"strings"
 	"unicode/utf8"
-
-	"github.com/spear-shell/spear-shell/interp/realshell"
 )
 
 // PlainWords recognises, without a parser, the form an agent types almost always: one line
@@ -20,7 +18,7 @@ func PlainWords(src string) (words []string, source string, ok bool) {
 		return nil, "", false
 	}
 	source = strings.Trim(line, " \t")
-	rest, found := strings.CutPrefix(source, realshell.Name)
+	rest, found := strings.CutPrefix(source, Name)
 	if !found || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
 		return nil, "", false
 	}

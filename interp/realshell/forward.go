@@ -6,24 +6,26 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
+
+	"github.com/spear-shell/spear-shell/interp/sandbox"
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // RealShell is how forwarded commands reach the real shell: which program, in which
 // environment, inside which boundary.
 type RealShell struct {
-	Path     string    // the real shell (SPEAR_REAL_SHELL, default /bin/bash)
-	Env      []string  // its environment: no SPEAR_*, the stub first on PATH
-	Dir      string    // working directory ("": this process's)
-	Boundary *Boundary // nil: unconfined
-	Note     string    // how it is confined, for --check, --context and turn_started
+	Path     string            // the real shell (SPEAR_REAL_SHELL, default /bin/bash)
+	Env      []string          // its environment: no SPEAR_*, the stub first on PATH
+	Dir      string            // working directory ("": this process's)
+	Boundary *sandbox.Boundary // nil: unconfined
+	Note     string            // how it is confined, for --check, --context and turn_started
 	// Verdicts are the trusted paths checked at start and Writable the writable roots, for
 	// --check; both empty when the boundary is off.
-	Verdicts []Verdict
+	Verdicts []sandbox.Verdict
 	Writable []string
 }
 
@@ -32,14 +34,14 @@ const IsolationRequiredFix = "install bubblewrap (Debian package bubblewrap) and
 
 // NewRealShell decides how the real shell runs, from cheap sources only (SPEC 9 and 10).
 // self is the spear-shell binary the stub points to; manifest is --manifest or
-// SPEAR_TURN_MANIFEST. An error is a *StateError or a *BoundaryError (exit 126) or a wrong
-// SPEAR_ISOLATION; with a *BoundaryError rs still says what was checked (for --check).
+// SPEAR_TURN_MANIFEST. An error is a *paths.StateError or a *sandbox.BoundaryError (exit 126) or a wrong
+// SPEAR_ISOLATION; with a *sandbox.BoundaryError rs still says what was checked (for --check).
 func NewRealShell(getenv func(string) string, environ []string, self, manifest string) (*RealShell, error) {
 	rs := &RealShell{Path: getenv("SPEAR_REAL_SHELL")}
 	if rs.Path == "" {
 		rs.Path = "/bin/bash"
 	}
-	if InsideBoundary(getenv) {
+	if sandbox.InsideBoundary(getenv) {
 		// One of ours outside made this environment (stub, handler, no SPEAR_*): a spear-shell
 		// the agent starts here runs the shell as it is and makes nothing.
 		rs.Env, rs.Note = environ, "inside a boundary already"
@@ -49,11 +51,11 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 	if mode != "" && mode != "none" && mode != "bwrap" {
 		return nil, fmt.Errorf("SPEAR_ISOLATION=%q: use bwrap or none", mode)
 	}
-	parent, err := EnsureStateParent(getenv)
+	parent, err := paths.EnsureStateParent(getenv)
 	if err != nil {
 		return nil, err
 	}
-	stubDir, err := EnsureStub(parent, self)
+	stubDir, err := sandbox.EnsureStub(parent, self)
 	if err != nil {
 		return nil, err
 	}
@@ -61,13 +63,13 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 		// The marker is all that tells a spear-shell started by the agent that it runs inside
 		// one of ours (so it offers nothing); the boundary sets it itself.
 		rs.Note = note
-		rs.Env = append(ShellEnv(environ, stubDir, false), BoundaryMarker+"=none")
+		rs.Env = append(sandbox.ShellEnv(environ, stubDir, false), sandbox.BoundaryMarker+"=none")
 		return rs, nil
 	}
 	if mode == "none" {
 		return unconfined("none (SPEAR_ISOLATION=none)")
 	}
-	bwrap, fi, err := FindBwrap(getenv)
+	bwrap, fi, err := sandbox.FindBwrap(getenv)
 	if err != nil {
 		if mode == "bwrap" {
 			return nil, fmt.Errorf("SPEAR_ISOLATION=bwrap: the boundary cannot be made here (%v): %s", err, IsolationRequiredFix)
@@ -78,32 +80,32 @@ func NewRealShell(getenv func(string) string, environ []string, self, manifest s
 	if err != nil {
 		return nil, fmt.Errorf("boundary: working directory: %w", err)
 	}
-	p := planBoundary(getenv, manifest, parent, cwd, []string{bwrap, rs.Path, self}, []string{"bwrap", "real shell", "spear-shell"})
-	rs.Verdicts, rs.Writable = p.verdicts, p.roots
-	if err := p.verdicts[0].Err; err != nil {
+	p := sandbox.PlanBoundary(getenv, manifest, parent, cwd, []string{bwrap, rs.Path, self}, []string{"bwrap", "real shell", "spear-shell"})
+	rs.Verdicts, rs.Writable = p.Verdicts, p.Roots
+	if err := p.Verdicts[0].Err; err != nil {
 		// bwrap is not run, not even probed, before it is trusted
-		return rs, &BoundaryError{Path: bwrap, Why: err.Error()}
+		return rs, &sandbox.BoundaryError{Path: bwrap, Why: err.Error()}
 	}
-	if ok, reason := Probe(bwrap, fi, parent); !ok {
+	if ok, reason := sandbox.Probe(bwrap, fi, parent); !ok {
 		if mode == "bwrap" {
 			return nil, fmt.Errorf("SPEAR_ISOLATION=bwrap: the boundary cannot be made here (%s): %s", reason, IsolationRequiredFix)
 		}
 		rs.Verdicts, rs.Writable = nil, nil
 		return unconfined("unconfined: " + reason)
 	}
-	if p.err != nil {
-		return rs, p.err
+	if p.Err != nil {
+		return rs, p.Err
 	}
-	rs.Boundary = &Boundary{
+	rs.Boundary = &sandbox.Boundary{
 		Bwrap:      bwrap,
-		Masks:      p.masks,
-		Writable:   p.writable,
-		Tmp:        p.tmp,
+		Masks:      p.Masks,
+		Writable:   p.Writable,
+		Tmp:        p.Tmp,
 		StubDir:    stubDir,
 		StubTarget: self,
 		Dir:        cwd,
 	}
-	rs.Env = ShellEnv(environ, stubDir, true)
+	rs.Env = sandbox.ShellEnv(environ, stubDir, true)
 	rs.Note = "bwrap"
 	return rs, nil
 }
@@ -123,18 +125,6 @@ func (rs *RealShell) Isolated() bool { return rs.Boundary != nil }
 // which the kernel keeps resolved through symlinks.
 func Executable() (string, error) {
 	return os.Executable()
-}
-
-// RefuseStub is the answer of the binary run under the name spear-capability: inside the real
-// shell the name was produced at run time (eval, a script, xargs...), which carries no authority.
-func RefuseStub(stderr *os.File) int {
-	fmt.Fprintln(stderr, "spear-capability: not-recognised: spear-capability is answered only when typed as a command line of its own; it cannot be run from a script, eval, a variable or another program")
-	return 126
-}
-
-// IsStub tells whether argv0 names the stub.
-func IsStub(argv0 string) bool {
-	return filepath.Base(argv0) == StubName
 }
 
 // ErrNoShell: the real shell does not exist (exit 127, as a shell reports a missing command).

@@ -31,6 +31,9 @@ import (
 // same name (read, eval, printf, ...) must not take them over.
 const bi = `\builtin `
 
+// shellQuote quotes s as one word of the real shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
 const (
 	replyFD    = 65
 	terminalFD = 66

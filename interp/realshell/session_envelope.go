@@ -1,6 +1,6 @@
 package realshell
 
-// What running an agent terminal's envelope needs of the real shell (interp/envelope_run.go).
+// What running an agent terminal's envelope needs of the real shell (interp/session/envelope.go).
 
 import "strings"
 

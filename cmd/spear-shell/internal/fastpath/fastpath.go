@@ -2,8 +2,9 @@
 // (a -c string that cannot spell spear-capability) from package initialisation, before main.
 //
 // Why from initialisation: Go initialises a program's packages in dependency order and, among
-// those ready, by import path. This package needs only interp/realshell, so it runs before
-// zerolog, net, regexp and the capability layer initialise, which the front binary links to
+// those ready, by import path. This package needs only interp/realshell, interp/sandbox and
+// interp/invocation (and policy/paths below them), none of which links a parser, a logger or
+// the capability layer, so it runs before zerolog, net, regexp and the capability layer initialise, which the front binary links to
 // answer plain invocations itself. The commonest command line then becomes bash without paying
 // for them (GODEBUG=inittrace=1 shows what ran; docs/bench.md has the cost). Any other command
 // line returns to main, which decides it whole and calls Forward where it forwards.
@@ -14,18 +15,20 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spear-shell/spear-shell/interp/invocation"
 	"github.com/spear-shell/spear-shell/interp/realshell"
+	"github.com/spear-shell/spear-shell/interp/sandbox"
 )
 
 func init() {
 	argv := os.Args
-	if len(argv) == 0 || realshell.IsStub(argv[0]) {
+	if len(argv) == 0 || sandbox.IsStub(argv[0]) {
 		return
 	}
 	// Only the exact shape main would forward at once: -c text that cannot spell the name.
 	// (A test binary's -test.* flags never make it, so tests reach their own main.)
 	a := realshell.ParseArgs(argv[1:])
-	if a.Mode != realshell.ModeString || a.Own != "" || a.Problem != "" || (!a.NoExec && realshell.MayInvoke(a.String)) {
+	if a.Mode != realshell.ModeString || a.Own != "" || a.Problem != "" || (!a.NoExec && invocation.MayInvoke(a.String)) {
 		return
 	}
 	os.Exit(Forward(argv[0], a))
