@@ -132,7 +132,7 @@ func (f *fixture) settings() Settings {
 }
 
 // checkTrustedLexically stands in for the boundary's check (cmd/spear-shell wires
-// realshell.CheckTrusted, tested there): a path inside a root as written is refused.
+// paths.CheckTrusted, tested there): a path inside a root as written is refused.
 func checkTrustedLexically(path string, roots []string) error {
 	for _, r := range roots {
 		if path == r || strings.HasPrefix(path, r+"/") {

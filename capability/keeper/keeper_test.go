@@ -66,7 +66,7 @@ func oneProviderTurn(t *testing.T, dir string, fake map[string]any) providers.Se
 	env := map[string]string{"SPEAR_HOME": home, "PATH": os.Getenv("PATH"), "HOME": dir}
 	return providers.Settings{Getenv: func(k string) string { return env[k] }, Cwd: ws,
 		ManifestPath: filepath.Join(dir, "turn.json"), Isolation: "none (test)",
-		// The boundary's check is realshell's, tested there: here every program is trusted.
+		// The boundary's check is policy/paths', tested there: here every program is trusted.
 		CheckTrusted: func(string, []string) error { return nil }}
 }
 
