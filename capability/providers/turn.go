@@ -34,6 +34,7 @@ type Settings struct {
 	Self        string
 	Environ     []string
 	StateParent string // where default state_dirs live (SPEC 9); "" = none can be kept
+	Face        string // "mcp" when the MCP face answers: on every record it writes (SPEC 7)
 }
 
 // NothingOffered is what the turn is told when nothing is offered; it never names a provider.
@@ -90,6 +91,9 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		auditPath = filepath.Join(policy.DefaultHome(t.Settings.Getenv), "audit.jsonl")
 	}
 	t.Audit, t.AuditErr = audit.Open(auditPath, man.Turn, man.Session, t.Redactor)
+	if t.Audit != nil && s.Face != "" {
+		t.Audit.SetFace(s.Face)
+	}
 	if t.AuditErr != nil {
 		t.Audit = nil
 	}
