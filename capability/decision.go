@@ -74,11 +74,11 @@ type Described struct {
 type CallOutcome struct {
 	Capability, Provider string
 	AuditID              string
-	Code, Reason         string                // "" when the call succeeded
-	Result               *mcpstdio.CallResult  // nil when the provider gave none
-	Body                 string                // the result as text, cleaned and bounded (ResultLimit)
-	Full                 int                   // the text's size before the bound
-	Framed               bool                  // the shell frames Body (a result, tool-error, invalid-output)
+	Code, Reason         string               // "" when the call succeeded
+	Result               *mcpstdio.CallResult // nil when the provider gave none
+	Body                 string               // the result as text, cleaned and bounded (ResultLimit)
+	Full                 int                  // the text's size before the bound
+	Framed               bool                 // the shell frames Body (a result, tool-error, invalid-output)
 }
 
 // Preflight is whether an invocation would go ahead now (spear_preflight).
