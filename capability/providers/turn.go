@@ -40,6 +40,9 @@ type Settings struct {
 // NothingOffered is what the turn is told when nothing is offered; it never names a provider.
 const NothingOffered = "no external capabilities are offered to this turn"
 
+// TurnEnded is what every answer of a turn says after --end-turn (SPEC 12): nothing is started.
+const TurnEnded = "the turn has ended"
+
 // Offered is one provider offered to the turn.
 type Offered struct {
 	Config   *policy.Provider
@@ -109,13 +112,19 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		}
 	}
 
-	if early != nil && stErr == nil && t.Audit != nil {
+	ended := false
+	if t.State != nil {
+		_, ended, _ = t.State.Read(EndedFact)
+	}
+	if early != nil && stErr == nil && t.Audit != nil && !ended {
 		early(t)
 	}
 	if t.State != nil {
 		t.onceEvents(r.regErr)
 	}
 	switch {
+	case ended:
+		t.None = TurnEnded
 	case stErr != nil:
 		t.None = NothingOffered + " (the turn's state cannot be kept: " + stErr.Error() + ")"
 	case scopeChanged != "":
