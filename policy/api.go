@@ -56,6 +56,9 @@ type Registry struct {
 	Providers []Provider // valid entries only, in file order
 	Problems  []*Problem // every rejected entry / key, in file order (projects first)
 	Rejected  []Rejected // providers left out: id (if known) and why
+	// PromptDirs are the capabilities file's prompt directories (SPEC 2.3), served by the MCP
+	// face only; the face checks that each is trusted before it reads it.
+	PromptDirs []string
 
 	secrets []string
 	// The bytes of projects.json and of the capabilities file as read (nil: not read).

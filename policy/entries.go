@@ -47,32 +47,45 @@ func readable(s string) bool {
 
 // topArray decodes `{"<key>": [ ... ]}` exactly; anything else is a file-level problem.
 func topArray(file string, data []byte, key string) ([]json.RawMessage, *Problem) {
+	elems, _, problem := topArrayWith(file, data, key, "")
+	return elems, problem
+}
+
+// topArrayWith is topArray for a file whose top level may also hold one optional key, whose
+// value (nil when absent) it returns as it is.
+func topArrayWith(file string, data []byte, key, optional string) ([]json.RawMessage, json.RawMessage, *Problem) {
 	members, err := decodeObject(data)
 	var dup *dupKeyError
 	if errors.As(err, &dup) {
-		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q given twice", dup.key)}
+		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q given twice", dup.key)}
 	}
 	if err != nil {
-		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v: want {%q: [...]}", err, key)}
+		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v: want {%q: [...]}", err, key)}
 	}
-	var arr json.RawMessage
+	var arr, opt json.RawMessage
 	for _, m := range members {
-		if m.key != key {
-			return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q", m.key, key)}
+		switch {
+		case m.key == key:
+			arr = m.val
+		case optional != "" && m.key == optional:
+			opt = m.val
+		case optional != "":
+			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q and %q", m.key, key, optional)}
+		default:
+			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q", m.key, key)}
 		}
-		arr = m.val
 	}
 	if arr == nil {
-		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: missing key %q", key)}
+		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: missing key %q", key)}
 	}
 	if jsonKind(arr) != "array" {
-		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q %s", key, wrongType("an array", arr))}
+		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q %s", key, wrongType("an array", arr))}
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(arr, &elems); err != nil {
-		return nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q: %v", key, err)}
+		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q: %v", key, err)}
 	}
-	return elems, nil
+	return elems, opt, nil
 }
 
 // openEntry decodes one element into its members and names the entry by idKey's

@@ -127,6 +127,7 @@ func Load(p Paths) (*Registry, error) {
 	reg.Providers = pr.providers
 	reg.Problems = append(projProblems, pr.problems...)
 	reg.Rejected = pr.rejected
+	reg.PromptDirs = pr.prompts
 	return reg, nil
 }
 

@@ -24,13 +24,14 @@ type providersResult struct {
 	rejected  []Rejected
 	secrets   []string
 	fatal     *Problem
+	prompts   []string // the prompt directories (SPEC 2.3, 13)
 }
 
 // parseProviders validates capabilities.json. command[0] is resolved with the entry's own
 // env.PATH, else SystemPath: never with spear-shell's PATH, which the agent may shape.
 func parseProviders(file string, data []byte) providersResult {
 	var res providersResult
-	elems, fatal := topArray(file, data, "providers")
+	elems, promptsRaw, fatal := topArrayWith(file, data, "providers", "prompts")
 	if fatal != nil {
 		res.fatal = fatal
 		// Secrets are still collected when the file's top level is wrong but it is
@@ -84,6 +85,12 @@ func parseProviders(file string, data []byte) providersResult {
 		res.providers = append(res.providers, provs[i])
 	}
 	res.secrets = sortSecrets(secrets)
+	if promptsRaw != nil {
+		var p *Problem
+		if res.prompts, p = parsePrompts(file, promptsRaw); p != nil {
+			res.problems = append(res.problems, p)
+		}
+	}
 	return res
 }
 
@@ -383,4 +390,37 @@ func within(dir, p string) bool {
 		return strings.HasPrefix(p, "/")
 	}
 	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// parsePrompts reads {"paths": [ABSOLUTE_DIR, ...]}; a bad value leaves every prompt out (the
+// providers stand) and is one problem naming the key.
+func parsePrompts(file string, raw json.RawMessage) ([]string, *Problem) {
+	bad := func(key, format string, args ...any) ([]string, *Problem) {
+		return nil, &Problem{File: file, Entry: "prompts", Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	members, err := decodeObject(raw)
+	if err != nil {
+		return bad("", "%s", wrongType("an object", raw))
+	}
+	var dirs []string
+	for _, m := range members {
+		if m.key != "paths" {
+			return bad(m.key, "unknown key: want only \"paths\"")
+		}
+		if jsonKind(m.val) != "array" {
+			return bad("paths", "%s", wrongType("an array of absolute directories", m.val))
+		}
+		var elems []json.RawMessage
+		if err := json.Unmarshal(m.val, &elems); err != nil {
+			return bad("paths", "%v", err)
+		}
+		for _, e := range elems {
+			var d string
+			if json.Unmarshal(e, &d) != nil || !filepath.IsAbs(d) || filepath.Clean(d) != d {
+				return bad("paths", "%s is not an absolute, clean directory path", e)
+			}
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs, nil
 }

@@ -7,52 +7,19 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spear-shell/spear-shell/capability"
-	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/cmd/internal/wire"
 	"github.com/spear-shell/spear-shell/interp"
 	"github.com/spear-shell/spear-shell/interp/realshell"
-	"github.com/spear-shell/spear-shell/interp/sandbox"
-	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
-// settings are the turn's settings for command line a: self is the running binary, manifest
-// the turn manifest's path, rs and rsErr how the real shell runs (or why it cannot).
+// settings are the turn's settings for command line a (cmd/internal/wire).
 func settings(a realshell.Args, self, manifest string, rs *realshell.RealShell, rsErr error) capability.Settings {
-	cwd, _ := os.Getwd()
-	s := capability.Settings{
-		Settings: providers.Settings{
-			Getenv:       os.Getenv,
-			Cwd:          cwd,
-			ManifestPath: manifest,
-			Session:      a.Own == "" && a.Mode == realshell.ModeSession,
-			Inside:       sandbox.InsideBoundary(os.Getenv),
-			Unconfined:   os.Getenv(sandbox.BoundaryMarker) == "none",
-			CheckTrusted: checkTrusted,
-			Self:         self,
-			Environ:      os.Environ(),
-			StateParent:  paths.StateParent(os.Getenv),
-		},
-		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
-	}
-	if rs != nil {
-		s.WritableRoots = rs.Writable // the turn's temporary directory among them
-	}
-	if rsErr != nil {
-		s.Isolation = "unavailable: " + rsErr.Error()
-	} else {
-		s.Isolation, s.Isolated = rs.Note, rs.Isolated()
-	}
-	return s
-}
-
-// checkTrusted is the boundary's verdict on a program the capability layer is about to start.
-func checkTrusted(path string, roots []string) error {
-	return paths.CheckTrusted(path, paths.WritableRoots(roots...))
+	return wire.Settings(a.Own == "" && a.Mode == realshell.ModeSession, self, manifest, rs, rsErr, "")
 }
 
 // request is what the turn is asked for by an invocation.

@@ -1,0 +1,163 @@
+package capability
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/providers"
+)
+
+// The MCP face's entry points (SPEC 13): the same deciding code as Answer, returning what was
+// decided instead of printing it. Each returns the answer-level refusal (the one line the
+// shell would print on stderr) when the answer ended in one, audit-unavailable included.
+
+// decide runs one answer for the face, serialised with the turn's other answers.
+func (t *Turn) decide(ctx context.Context, run func(a *answer) string) (*answer, string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a := t.begin(ctx, io.Discard, io.Discard)
+	defer t.endStart()
+	code := run(a)
+	return a, code
+}
+
+func refusalOf(a *answer, code string) *Refusal {
+	if code == "" {
+		return nil
+	}
+	if a.refusal != nil && a.refusal.Code == code {
+		return a.refusal
+	}
+	if a.refusal != nil {
+		return a.refusal
+	}
+	return &Refusal{Code: code, Reason: code}
+}
+
+// FaceListing is the face's tools/list: a listing recorded via "mcp".
+func (t *Turn) FaceListing(ctx context.Context) (*Listing, *Refusal) {
+	a, code := t.decide(ctx, func(a *answer) string { return t.list(ctx, a, "mcp") })
+	if a.listing != nil {
+		return a.listing, nil
+	}
+	return nil, refusalOf(a, code)
+}
+
+// FaceSearch is spear_search.
+func (t *Turn) FaceSearch(ctx context.Context, words []string, limit int, cursor string) (*SearchPage, *Refusal) {
+	a, code := t.decide(ctx, func(a *answer) string { return t.search(ctx, a, words, limit, cursor) })
+	if a.page != nil {
+		return a.page, nil
+	}
+	return nil, refusalOf(a, code)
+}
+
+// FaceDescribe is spear_describe: per id its description or its refusal; the refusal is the
+// answer's only when nothing could be described at all (no-capabilities, audit-unavailable).
+func (t *Turn) FaceDescribe(ctx context.Context, ids []string) ([]Described, *Refusal) {
+	a, code := t.decide(ctx, func(a *answer) string { return t.describe(ctx, a, ids) })
+	if a.described != nil {
+		return a.described, nil
+	}
+	return nil, refusalOf(a, code)
+}
+
+// FaceInvoke is spear_invoke and a direct tool's call: the outcome of the call when it was
+// made, else the refusal.
+func (t *Turn) FaceInvoke(ctx context.Context, id, arguments string) (*CallOutcome, *Refusal) {
+	a, code := t.decide(ctx, func(a *answer) string {
+		return t.invoke(ctx, a, Request{Verb: "invoke", Targets: []string{id}, Arguments: arguments})
+	})
+	if a.outcome != nil {
+		return a.outcome, nil
+	}
+	return nil, refusalOf(a, code)
+}
+
+// FacePreflight is spear_preflight.
+func (t *Turn) FacePreflight(ctx context.Context, id, arguments string) (*Preflight, *Refusal) {
+	a, code := t.decide(ctx, func(a *answer) string { return t.preflight(ctx, a, id, arguments) })
+	if a.preflight != nil && code == "" {
+		return a.preflight, nil
+	}
+	return nil, refusalOf(a, code)
+}
+
+// FaceRefuse records a refusal the face decided itself (malformed arguments to its tools).
+func (t *Turn) FaceRefuse(ctx context.Context, code, reason string) *Refusal {
+	a, c := t.decide(ctx, func(a *answer) string {
+		t.load()
+		return a.refuse(code, reason)
+	})
+	return refusalOf(a, c)
+}
+
+// Redact removes the configuration's secrets from text the face is about to send, as the
+// shell's answers are redacted before they are printed.
+func (t *Turn) Redact(s string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.env != nil && t.env.Redactor != nil {
+		return t.env.Redactor.String(s)
+	}
+	return s
+}
+
+// Ended reports whether the turn's answers say it has ended (--end-turn's mark).
+func (r *Refusal) Ended() bool {
+	return r != nil && r.Code == CodeNoCapabilities && strings.Contains(r.Reason, providers.TurnEnded)
+}
+
+// FaceSkippedPrompt records a prompt file the face left out.
+func (t *Turn) FaceSkippedPrompt(path, reason string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.load()
+	if t.env != nil && t.env.Manifest != nil {
+		_ = t.env.Log(audit.Event{Name: audit.EventPromptSkipped, Reason: reason, Fields: map[string]any{"file": path}})
+	}
+}
+
+// Clean is the cleaning every provider string gets before it is shown (SPEC 5).
+func Clean(s string) string { return clean(s) }
+
+// Shown cleans s and bounds it to max bytes, saying what was cut.
+func Shown(s string, max int) string { return shown(s, max) }
+
+// FirstLine is the first line of a description, bounded as the index bounds it.
+func FirstLine(s string) string {
+	line, cut := firstLineCut(clean(s), indexLineMax)
+	if cut {
+		line += "…"
+	}
+	return line
+}
+
+// Frame wraps a result as the shell frames it (markers with a per-answer token and the audit id).
+func Frame(capID, auditID, body string) string { return frame(capID, auditID, body) }
+
+// PromptDirs are the configuration's prompt directories (SPEC 2.3), as this turn loaded it.
+func (t *Turn) PromptDirs() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.load()
+	if t.env == nil || t.env.Registry == nil {
+		return nil
+	}
+	return t.env.Registry.PromptDirs
+}
+
+// TrustPath says why path (a prompt directory or file) cannot be trusted: it, or a symlink on
+// its way, lies in a directory the agent can write (SPEC 9).
+func (t *Turn) TrustPath(path string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.load()
+	if t.env == nil {
+		return errors.New("the turn cannot be loaded")
+	}
+	return t.env.TrustPrograms([]string{path}, nil)
+}
