@@ -498,5 +498,3 @@ func redactAny(t *capability.Turn, v any) any {
 	}
 	return json.RawMessage(red)
 }
-
-
