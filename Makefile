@@ -56,7 +56,8 @@ harness-deps:
 		cp testdata/harness/package.json $(HARNESS_CACHE)/installed.json; }
 
 # Each terminal driven through a scripted fake model API with spear-shell as its shell
-# (docs/harnesses.md), in both isolation modes; one line per terminal and mode.
+# (docs/harnesses.md), in both isolation modes; one line per terminal and mode. Then the MCP
+# rows: Claude Code, Codex and Gemini with spear-mcp registered as well (docs/mcp.md).
 harness-check: build harness-deps
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./testdata/demo/spear-demo-notes
 	$(GO) vet ./testdata/harness/...

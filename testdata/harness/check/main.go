@@ -3,6 +3,8 @@
 // scripted turn each, with spear-shell set up as their shell the way docs/harnesses.md says, and
 // checks what each terminal handed back to the model and what the audit trail recorded, in each
 // isolation mode. It prints one line per terminal and mode, and every step not as expected.
+// Then the MCP rows (mcp.go): Claude Code, Codex and Gemini with spear-mcp (-mcp, default the one
+// in -bin) registered too, the fake model calling the face's tools; -mcp-only runs just those.
 //
 // With -capture DIR it runs each terminal with a recorder shell instead and writes every shell
 // call the terminal made to DIR/<terminal>-<version>.txt: the envelope texts of testdata/harness/captured.
