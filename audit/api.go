@@ -19,6 +19,7 @@ const (
 	FieldEvent       = "event"
 	FieldTurn        = "turn"
 	FieldSession     = "session"
+	FieldFace        = "face" // "mcp" on the MCP face's records; absent on the shell's
 	FieldProvider    = "provider"
 	FieldCapability  = "capability"
 	FieldClass       = "class"
@@ -59,6 +60,9 @@ const (
 	EventKeeperStarted         = "keeper_started"
 	EventKeeperEnded           = "keeper_ended"
 	EventKeeperUnavailable     = "keeper_unavailable"
+	EventSearched              = "capability_searched"
+	EventPreflighted           = "capability_preflighted"
+	EventPromptSkipped         = "prompt_skipped"
 )
 
 // MaxValueBytes bounds each string written: args, result, the stderr tail,
@@ -96,6 +100,7 @@ type Event struct {
 type Logger struct {
 	path          string
 	turn, session string
+	face          string // SetFace
 	red           *Redactor
 	now           func() time.Time
 }
@@ -127,6 +132,10 @@ func (l *Logger) Path() string { return l.path }
 // The line is in the kernel when Log returns; turn_ended and interrupted are
 // also synced to disk (see docs/audit.md).
 func (l *Logger) Log(e Event) error { return l.log(e, 0) }
+
+// SetFace marks every later record with the face that writes it ("mcp"); call it before the
+// logger is shared.
+func (l *Logger) SetFace(face string) { l.face = face }
 
 // OutcomeReserve is the room LogReserving keeps after its record: enough for what follows an
 // intent record, whatever the call does (the outcome, a provider_failed and an interrupted

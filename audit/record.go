@@ -17,7 +17,7 @@ import (
 const truncatedSuffix = " [truncated]"
 
 var reserved = map[string]bool{
-	FieldTime: true, FieldEvent: true, FieldTurn: true, FieldSession: true,
+	FieldTime: true, FieldEvent: true, FieldTurn: true, FieldSession: true, FieldFace: true,
 	FieldProvider: true, FieldCapability: true, FieldClass: true, FieldMode: true,
 	FieldCode: true, FieldReason: true, FieldAuditID: true, FieldDurationMS: true,
 	FieldStage: true, FieldStderrTail: true, FieldArgsSHA256: true, FieldArgs: true,
@@ -41,6 +41,9 @@ func (l *Logger) record(e Event, now time.Time) ([]byte, error) {
 	ev.Str(FieldEvent, bounded(red.String(e.Name)))
 	ev.Str(FieldTurn, bounded(l.turn))
 	ev.Str(FieldSession, bounded(l.session))
+	if l.face != "" {
+		ev.Str(FieldFace, l.face)
+	}
 	for _, f := range [...]struct{ k, v string }{
 		{FieldProvider, e.Provider}, {FieldCapability, e.Capability}, {FieldClass, e.Class},
 		{FieldMode, e.Mode}, {FieldCode, e.Code}, {FieldReason, e.Reason},

@@ -17,6 +17,14 @@ type answer struct {
 	errb   bytes.Buffer
 	stdout io.Writer
 	stderr io.Writer
+
+	// What was decided (decision.go): at most one of these is set, then rendered.
+	refusal   *Refusal // the answer's first code line
+	listing   *Listing
+	page      *SearchPage
+	described []Described
+	outcome   *CallOutcome
+	preflight *Preflight
 }
 
 func (t *Turn) newAnswer(stdout, stderr io.Writer) *answer {
@@ -34,7 +42,11 @@ func (a *answer) note(format string, args ...any) {
 
 // errf writes the answer's `spear-capability: <code>: <reason>` line.
 func (a *answer) errf(code, format string, args ...any) {
-	a.note("%s: %s", code, fmt.Sprintf(format, args...))
+	reason := fmt.Sprintf(format, args...)
+	if a.refusal == nil {
+		a.refusal = &Refusal{code, reason}
+	}
+	a.note("%s: %s", code, reason)
 }
 
 // refuse records a refusal and says it; a refusal that cannot be recorded becomes
@@ -57,6 +69,8 @@ func (a *answer) refuseEv(ev audit.Event) string {
 
 func (a *answer) auditUnavailable(err error) string {
 	a.out.Reset()
+	a.refusal = nil // audit-unavailable is the answer, whatever came before
+	a.listing, a.page, a.described, a.outcome, a.preflight = nil, nil, nil, nil, nil
 	a.errf(CodeAuditUnavailable, "the audit trail cannot be written, so nothing is answered: %v", err)
 	return CodeAuditUnavailable
 }

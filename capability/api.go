@@ -6,6 +6,7 @@
 package capability
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"sync"
@@ -13,13 +14,17 @@ import (
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/search"
 )
 
 // Request is one recognised invocation, as recognition hands it over.
 type Request struct {
-	Verb      string   // "list", "describe" or "invoke"
+	Verb      string   // "list", "search", "describe" or "invoke"
 	Targets   []string // describe: one or more "<id>/<tool>"; invoke: exactly one
 	Arguments string   // invoke: the JSON object text
+	Words     []string // search: at least one
+	Limit     int      // search: 1-50 (0: the default, 20)
+	Cursor    string   // search: as a previous page printed it, or ""
 	Source    string   // the invocation's source text
 }
 
@@ -126,13 +131,16 @@ func (t *Turn) Answer(ctx context.Context, r Request, stdout, stderr io.Writer) 
 	switch r.Verb {
 	case "list":
 		code = t.list(ctx, a, "list")
+	case "search":
+		code = t.search(ctx, a, r.Words, cmp.Or(r.Limit, search.DefaultLimit), r.Cursor)
 	case "describe":
 		code = t.describe(ctx, a, r.Targets)
 	case "invoke":
 		code = t.invoke(ctx, a, r)
 	default:
-		code = a.refuse(CodeMalformed, "unknown verb "+quote(r.Verb)+"; use list, describe or invoke")
+		code = a.refuse(CodeMalformed, "unknown verb "+quote(r.Verb)+"; use list, search, describe or invoke")
 	}
+	a.renderText()
 	return a.finish(code)
 }
 
@@ -161,6 +169,7 @@ func (t *Turn) Context(ctx context.Context, stdout, stderr io.Writer) int {
 	a := t.begin(ctx, stdout, stderr)
 	defer t.endStart()
 	code := t.list(ctx, a, "context")
+	a.renderText()
 	if code == CodeNoCapabilities {
 		a.errb.Reset()
 		code = ""

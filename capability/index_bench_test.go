@@ -22,8 +22,11 @@ func benchFamily() []*tool {
 // BenchmarkRenderIndex renders the index of a 10,000-capability family.
 func BenchmarkRenderIndex(b *testing.B) {
 	tools := benchFamily()
-	e := &turnEnv{mode: "index", provs: map[string]*prov{}}
+	l := &Listing{Mode: "index"}
+	for _, tl := range tools {
+		l.Entries = append(l.Entries, Entry{ID: tl.id, Class: tl.class, Description: tl.desc})
+	}
 	for b.Loop() {
-		e.render(&answer{}, tools)
+		(&answer{}).renderListing(l)
 	}
 }

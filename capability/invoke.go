@@ -26,25 +26,65 @@ func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
 	if len(r.Targets) != 1 {
 		return a.refuse(CodeMalformed, "usage: spear-capability invoke <id>/<tool> '<JSON object>'")
 	}
-	if code := t.prelude(a); code != "" {
+	tl, forward, approval, code := t.checkInvoke(ctx, a, r.Targets[0], r.Arguments, false)
+	if tl == nil {
 		return code
 	}
+	return t.call(ctx, a, tl, forward, approval)
+}
+
+// preflight decides whether an invoke would go ahead now (spear_preflight): every check of
+// invoke, without the approver and without the call; recorded capability_preflighted.
+func (t *Turn) preflight(ctx context.Context, a *answer, target, args string) string {
+	tl, _, approval, code := t.checkInvoke(ctx, a, target, args, true)
+	if tl == nil && (code == CodeAuditUnavailable || a.preflight == nil) {
+		return code
+	}
+	if tl != nil {
+		decision := PreflightOK
+		if approval == "ask" {
+			decision = PreflightNeedsConfirmation
+		}
+		a.preflight = &Preflight{Capability: tl.id, Decision: decision}
+	}
+	ev := audit.Event{Name: audit.EventPreflighted, Capability: boundName(target),
+		Fields: map[string]any{"decision": a.preflight.Decision}}
+	if a.preflight.Decision != PreflightOK && a.preflight.Decision != PreflightNeedsConfirmation {
+		ev.Code, ev.Reason = a.preflight.Decision, a.preflight.Reason
+	}
+	if err := t.env.Log(ev); err != nil {
+		return a.auditUnavailable(err)
+	}
+	return ""
+}
+
+// checkInvoke runs invoke's checks in SPEC 5's order. It returns the capability, the
+// arguments to send and how the call was approved, or a nil tool and the code the answer
+// ends with. A preflight records no refusal and asks no approver: a refusal becomes
+// a.preflight, and a call that needs the approver comes back with approval "ask".
+func (t *Turn) checkInvoke(ctx context.Context, a *answer, target, arguments string, preflight bool) (*tool, json.RawMessage, string, string) {
+	if code := t.prelude(a); code != "" {
+		return nil, nil, "", code
+	}
 	e := t.env
-	target := r.Targets[0]
-	args := json.RawMessage(r.Arguments)
-	refuse := func(code, reason string, tl *tool) string {
+	args := json.RawMessage(arguments)
+	refuse := func(code, reason string, tl *tool) (*tool, json.RawMessage, string, string) {
+		if preflight {
+			a.preflight = &Preflight{Capability: target, Decision: code, Reason: reason}
+			return nil, nil, "", code
+		}
 		ev := audit.Event{Code: code, Reason: reason, Capability: boundName(target), Args: args}
 		if tl != nil {
 			ev.Provider, ev.Class = tl.prov.cfg.ID, tl.class
 		}
-		return a.refuseEv(ev)
+		return nil, nil, "", a.refuseEv(ev)
 	}
 	id, _, _ := strings.Cut(target, "/")
 	if e.provs[id] == nil {
 		return refuse(CodeUnknown, boundName(target)+": no such capability is offered to this turn", nil)
 	}
 	if !t.family(ctx, a, []string{id}) {
-		return t.interrupted(a, target, "")
+		return nil, nil, "", t.interrupted(a, target, "")
 	}
 	tl, code, reason := t.lookup(target)
 	if code != "" {
@@ -55,7 +95,7 @@ func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
 			return refuse(CodeNotDescribed, fmt.Sprintf("%s must be described in this turn before it is invoked: spear-capability describe %s", tl.id, tl.id), tl)
 		}
 	}
-	forward, why := e.checkArguments(tl, r.Arguments)
+	forward, why := e.checkArguments(tl, arguments)
 	if why != "" {
 		return refuse(CodeInvalidArguments, tl.id+": "+why, tl)
 	}
@@ -79,12 +119,15 @@ func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
 		if err := e.TrustPrograms(e.Manifest.ApproverPrograms()); err != nil {
 			return refuse(CodeNotConfirmed, tl.id+": the approver cannot be asked: "+err.Error(), tl)
 		}
+		if preflight {
+			return tl, forward, "ask", ""
+		}
 		ok, why := policy.Approve(ctx, e.Manifest.Approver, e.Manifest.ApproverTimeout, policy.ApprovalRequest{
 			Turn: e.Manifest.Turn, Session: e.Manifest.Session, Capability: tl.id, Class: tl.class,
 			Description: clean(tl.desc), Arguments: forward,
 		})
 		if ctx.Err() != nil {
-			return t.interrupted(a, tl.id, "")
+			return nil, nil, "", t.interrupted(a, tl.id, "")
 		}
 		if !ok {
 			return refuse(CodeNotConfirmed, tl.id+": not confirmed: "+why, tl)
@@ -93,7 +136,7 @@ func (t *Turn) invoke(ctx context.Context, a *answer, r Request) string {
 	case policy.GateAutoApproved:
 		approval = "auto-approved"
 	}
-	return t.call(ctx, a, tl, forward, approval)
+	return tl, forward, approval, ""
 }
 
 // call sends the validated arguments, records intent and outcome, and frames the result.
@@ -124,6 +167,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	var rpc *mcpstdio.RPCError
 	var tooLarge *mcpstdio.TooLargeError
 	var body, code, reason string
+	a.outcome = &CallOutcome{Capability: tl.id, Provider: p.cfg.ID, AuditID: auditID}
 	switch {
 	case ctx.Err() != nil:
 		// Ctrl-C: the provider may still be busy with the call; stop it, a later need restarts it.
@@ -131,6 +175,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		e.closeLater(p.client)
 		p.client = nil
 		outcome.Code = CodeInterrupted
+		a.outcome.Code = CodeInterrupted
 		_ = e.Log(outcome)
 		return t.interrupted(a, tl.id, auditID)
 	case errors.As(err, &rpc):
@@ -149,6 +194,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		e.closeLater(p.client)
 		p.client = nil
 		outcome.Code, outcome.Reason = CodeUnavailable, err.Error()
+		a.outcome.Code, a.outcome.Reason = CodeUnavailable, err.Error()
 		if lerr := e.Log(outcome); lerr != nil {
 			return a.auditUnavailable(lerr)
 		}
@@ -163,6 +209,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		e.closeLater(c)
 		t.markDown(a, p, "call", err, c)
 		outcome.Code, outcome.Reason = code, err.Error()
+		a.outcome.Code, a.outcome.Reason = code, err.Error()
 		if lerr := e.Log(outcome); lerr != nil {
 			return a.auditUnavailable(lerr)
 		}
@@ -184,7 +231,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		}
 	}
 	full := len(body)
-	shown, cut := truncate(body, ResultLimit)
+	shown, _ := truncate(body, ResultLimit)
 	outcome.Code, outcome.Reason, outcome.Result, outcome.ResultBytes = code, reason, shown, full
 	if outcome.Code == "" {
 		outcome.Code = "ok"
@@ -192,10 +239,8 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	if err := e.Log(outcome); err != nil {
 		return a.auditUnavailable(err)
 	}
-	a.printf("%s", frame(tl.id, auditID, shown))
-	if cut {
-		a.printf("spear-capability: the result above was cut to %d of its %d bytes\n", len(shown), full)
-	}
+	a.outcome.Code, a.outcome.Reason, a.outcome.Result = code, reason, res
+	a.outcome.Body, a.outcome.Full, a.outcome.Framed = shown, full, true
 	if code != "" {
 		a.errf(code, "%s", reason)
 	}

@@ -29,7 +29,8 @@ func (t *Turn) prelude(a *answer) string {
 	return ""
 }
 
-// list answers `list` and --context (via says which): what the turn is shown.
+// list answers `list` and --context (via says which): what the turn is shown, decided into
+// a.listing.
 func (t *Turn) list(ctx context.Context, a *answer, via string) string {
 	if code := t.prelude(a); code != "" {
 		if code == CodeNoCapabilities && via == "context" {
@@ -42,72 +43,50 @@ func (t *Turn) list(ctx context.Context, a *answer, via string) string {
 		return t.interrupted(a, "", "")
 	}
 	tools := e.visible()
+	l := &Listing{Mode: e.mode, Entries: make([]Entry, len(tools)), Unusable: e.unusableLines(), Down: e.downList()}
+	for i, tl := range tools {
+		l.Entries[i] = e.entryOf(tl)
+	}
 	var down []string
-	for _, id := range e.order {
-		if p := e.provs[id]; p.down != "" {
-			down = append(down, id)
-		}
+	for _, d := range l.Down {
+		down = append(down, d.Provider)
 	}
 	if err := e.Log(audit.Event{Name: audit.EventIndexExposed, Mode: e.mode,
 		Fields: map[string]any{"via": via, "count": len(tools), "unavailable": down}}); err != nil {
 		return a.auditUnavailable(err)
 	}
-	e.render(a, tools)
+	a.listing = l
 	return ""
 }
 
-// render prints the listing, whole or index.
-func (e *turnEnv) render(a *answer, tools []*tool) {
-	switch {
-	case len(tools) == 0:
-		a.printf("External capabilities for this turn: none (the offered providers list no capabilities).\n")
-	case e.mode == "whole":
-		a.printf("External capabilities for this turn (%d, shown whole; invoke them directly):\n", len(tools))
-		for _, tl := range tools {
-			a.printf("\n%s  %s%s\n", clean(tl.id), tl.class, e.writeNote(tl))
-			if d := strings.TrimSpace(clean(tl.desc)); d != "" {
-				a.printf("%s\n", indent(d, "  "))
-			}
-			a.printf("  arguments: %s\n", clean(string(tl.input)))
-		}
-	default:
-		a.printf("External capabilities for this turn (%d, index; describe a capability before invoking it):\n", len(tools))
-		// Written piece by piece, not through printf: an index can have 10,000 lines.
-		n := 0
-		for _, tl := range tools {
-			n += len(tl.id) + len(tl.class) + min(len(tl.desc), indexLineMax) + 5
-		}
-		a.out.Grow(n)
-		for _, tl := range tools {
-			a.out.WriteString(clean(tl.id))
-			a.out.WriteString("  ")
-			a.out.WriteString(tl.class)
-			a.out.WriteString("  ")
-			line, cut := firstLineCut(clean(tl.desc), indexLineMax)
-			a.out.WriteString(line)
-			if cut {
-				a.out.WriteString("…")
-			}
-			a.out.WriteByte('\n')
-		}
+// entryOf is a capability as the turn is shown it.
+func (e *turnEnv) entryOf(tl *tool) Entry {
+	en := Entry{ID: tl.id, Provider: tl.prov.cfg.ID, Tool: tl.name, Class: tl.class, Description: tl.desc,
+		Input: tl.input, Output: tl.output, PermissionMode: e.Manifest.PermissionMode, Gate: policy.GateRun}
+	if tl.class != "READ" {
+		en.WritePolicy = tl.prov.cfg.Write
+		en.Gate = policy.WriteGate(tl.prov.cfg.Write, e.Manifest.PermissionMode)
 	}
-	e.renderUnusable(a)
+	return en
+}
+
+// downList is every provider left out for the rest of the turn, in registry order.
+func (e *turnEnv) downList() []Down {
+	var out []Down
 	for _, id := range e.order {
 		if p := e.provs[id]; p.down != "" {
-			a.printf("Provider %s is unavailable for the rest of this turn: %s.\n", id, p.down)
+			out = append(out, Down{id, p.down})
 		}
 	}
-	if len(tools) > 0 {
-		a.printf("Usage: spear-capability describe <id>/<tool> [...]; spear-capability invoke <id>/<tool> '<JSON object>'\n")
-	}
+	return out
 }
 
 // writeNote tells a WRITE capability's policy in a listing.
-func (e *turnEnv) writeNote(tl *tool) string {
-	if tl.class != "WRITE" {
+func writeNote(en Entry) string {
+	if en.Class != "WRITE" {
 		return ""
 	}
-	return " (write policy " + tl.prov.cfg.Write + ": " + gateMeaning(policy.WriteGate(tl.prov.cfg.Write, e.Manifest.PermissionMode)) + ")"
+	return " (write policy " + en.WritePolicy + ": " + gateMeaning(en.Gate) + ")"
 }
 
 func gateMeaning(g policy.Gate) string {
@@ -126,7 +105,8 @@ func indent(s, pre string) string {
 	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
 }
 
-// describe answers `describe`: the known capabilities print, the others are refused.
+// describe answers `describe`: the known capabilities are described, the others refused,
+// each decided into a.described.
 func (t *Turn) describe(ctx context.Context, a *answer, targets []string) string {
 	if code := t.prelude(a); code != "" {
 		return code
@@ -144,7 +124,6 @@ func (t *Turn) describe(ctx context.Context, a *answer, targets []string) string
 		return t.interrupted(a, "", "")
 	}
 	worst := ""
-	first := true
 	for _, tg := range targets {
 		tl, code, reason := t.lookup(tg)
 		if code == "" && !e.pinMatches(tl) {
@@ -153,8 +132,10 @@ func (t *Turn) describe(ctx context.Context, a *answer, targets []string) string
 		if code != "" {
 			ev := audit.Event{Code: code, Reason: reason, Capability: boundName(tg)}
 			if c := a.refuseEv(ev); c == CodeAuditUnavailable {
+				a.described = nil
 				return c
 			}
+			a.described = append(a.described, Described{Target: tg, Refusal: &Refusal{code, reason}})
 			if worst == "" || order(code) < order(worst) {
 				worst = code
 			}
@@ -162,41 +143,14 @@ func (t *Turn) describe(ctx context.Context, a *answer, targets []string) string
 		}
 		if err := e.Log(audit.Event{Name: audit.EventDescribed, Provider: tl.prov.cfg.ID,
 			Capability: tl.id, Class: tl.class, Mode: e.mode}); err != nil {
+			a.described = nil
 			return a.auditUnavailable(err)
 		}
 		_, _ = e.State.Create(providers.DescribedFact(tl.id), nil)
-		if !first {
-			a.printf("\n")
-		}
-		first = false
-		e.describeOne(a, tl)
+		en := e.entryOf(tl)
+		a.described = append(a.described, Described{Target: tg, Entry: &en, SchemaProblem: e.schemaProblem(tl.input)})
 	}
 	return worst
-}
-
-func (e *turnEnv) describeOne(a *answer, tl *tool) {
-	a.printf("%s  %s\n", clean(tl.id), tl.class)
-	if tl.class == "WRITE" {
-		w := tl.prov.cfg.Write
-		a.printf("write policy: %s; under permission mode %s %s\n", w, e.Manifest.PermissionMode,
-			gateMeaning(policy.WriteGate(w, e.Manifest.PermissionMode)))
-	} else {
-		a.printf("write policy: none needed (READ capabilities run without confirmation)\n")
-	}
-	if d := strings.TrimSpace(shown(tl.desc, describeMax)); d != "" {
-		a.printf("description:\n%s\n", indent(d, "  "))
-	} else {
-		a.printf("description: none\n")
-	}
-	a.printf("input schema:\n%s\n", indent(shown(prettyJSON(tl.input), describeMax), "  "))
-	if why := e.schemaProblem(tl.input); why != "" {
-		a.printf("  (this schema cannot be used, so every invocation is refused: %s)\n", shown(why, schemaMax))
-	}
-	if tl.output != nil {
-		a.printf("output schema:\n%s\n", indent(shown(prettyJSON(tl.output), describeMax), "  "))
-	} else {
-		a.printf("output schema: none\n")
-	}
 }
 
 // describeMax bounds each of a description's parts (description, input and output schema),

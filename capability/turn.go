@@ -23,6 +23,8 @@ type turnEnv struct {
 
 	schemas map[string]*compiled // by hash of the schema's bytes
 
+	index *familyIndex // the family's search index, once a search needed it (search.go)
+
 	closing sync.WaitGroup // providers being stopped in the background
 
 	// early holds the providers started ahead of need (startEarly), by id, until ensure takes them.

@@ -41,8 +41,9 @@ func (p *prov) unusableReason(target, name string) string {
 	return ""
 }
 
-// renderUnusable says, after a listing, which tools each provider lists that cannot be called.
-func (e *turnEnv) renderUnusable(a *answer) {
+// unusableLines says, for a listing, which tools each provider lists that cannot be called.
+func (e *turnEnv) unusableLines() []string {
+	var out []string
 	for _, id := range e.order {
 		p := e.provs[id]
 		if p.down != "" || len(p.unusable) == 0 {
@@ -56,6 +57,7 @@ func (e *turnEnv) renderUnusable(a *answer) {
 			}
 			parts = append(parts, fmt.Sprintf("%q (%s)", boundName(rj.name), rj.reason))
 		}
-		a.printf("Provider %s also lists tools that cannot be called: %s.\n", id, strings.Join(parts, "; "))
+		out = append(out, fmt.Sprintf("Provider %s also lists tools that cannot be called: %s.", id, strings.Join(parts, "; ")))
 	}
+	return out
 }

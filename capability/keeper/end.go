@@ -29,6 +29,11 @@ func EndTurn(s providers.Settings, stderr io.Writer) int {
 		return 3
 	}
 	if t.State != nil {
+		// The mark first: an answer that starts meanwhile refuses instead of starting a keeper.
+		if _, err := t.State.Create(providers.EndedFact, nil); err != nil {
+			fmt.Fprintf(stderr, "spear-shell: --end-turn: the turn's end cannot be marked: %v\n", err)
+			return 3
+		}
 		stopKeeper(t)
 	}
 	if err := t.Log(audit.Event{Name: audit.EventTurnEnded, Reason: "end-turn"}); err != nil {

@@ -44,6 +44,9 @@ func saidName(what string) string { return "said@" + what }
 // ("whole" or "index").
 const FamilyFact = "family"
 
+// EndedFact is --end-turn's mark: after it every answer of the turn is no-capabilities.
+const EndedFact = "ended"
+
 const pinsFact = "pins" // content: one "<id>/<tool> <definition hash>" line per capability
 
 // factLimit bounds what is read of a fact: the pins of 10,000 tools fit with room to spare.

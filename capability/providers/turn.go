@@ -34,10 +34,14 @@ type Settings struct {
 	Self        string
 	Environ     []string
 	StateParent string // where default state_dirs live (SPEC 9); "" = none can be kept
+	Face        string // "mcp" when the MCP face answers: on every record it writes (SPEC 7)
 }
 
 // NothingOffered is what the turn is told when nothing is offered; it never names a provider.
 const NothingOffered = "no external capabilities are offered to this turn"
+
+// TurnEnded is what every answer of a turn says after --end-turn (SPEC 12): nothing is started.
+const TurnEnded = "the turn has ended"
 
 // Offered is one provider offered to the turn.
 type Offered struct {
@@ -90,6 +94,9 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		auditPath = filepath.Join(policy.DefaultHome(t.Settings.Getenv), "audit.jsonl")
 	}
 	t.Audit, t.AuditErr = audit.Open(auditPath, man.Turn, man.Session, t.Redactor)
+	if t.Audit != nil && s.Face != "" {
+		t.Audit.SetFace(s.Face)
+	}
 	if t.AuditErr != nil {
 		t.Audit = nil
 	}
@@ -105,13 +112,19 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		}
 	}
 
-	if early != nil && stErr == nil && t.Audit != nil {
+	ended := false
+	if t.State != nil {
+		_, ended, _ = t.State.Read(EndedFact)
+	}
+	if early != nil && stErr == nil && t.Audit != nil && !ended {
 		early(t)
 	}
 	if t.State != nil {
 		t.onceEvents(r.regErr)
 	}
 	switch {
+	case ended:
+		t.None = TurnEnded
 	case stErr != nil:
 		t.None = NothingOffered + " (the turn's state cannot be kept: " + stErr.Error() + ")"
 	case scopeChanged != "":

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,6 +18,7 @@ const (
 // Page is one bounded page of a ranked search.
 type Page struct {
 	Hits    []Hit
+	First   int    // the position of the first hit among all matches
 	Matched int    // documents that hold any word of the query
 	Next    string // the cursor of the next page; "" on the last
 }
@@ -30,10 +32,11 @@ var ErrLimit = errors.New("limit must be 1-50")
 // ErrNoWords says a query holds no word to search for.
 var ErrNoWords = errors.New("at least one word is needed")
 
-// Page ranks query and returns the page that starts at cursor ("" for the first). salt ties
-// cursors to one family (the caller's fingerprint of it): a cursor of another query or of
-// another family is refused, not read as a position in this one.
-func (ix *Index) Page(query string, limit int, cursor, salt string) (Page, error) {
+// Page ranks query and returns the page that starts at cursor ("" for the first), of the
+// documents keep admits (nil: all). salt ties cursors to one family (the caller's
+// fingerprint of it): a cursor of another query or of another family is refused, not read
+// as a position in this one.
+func (ix *Index) Page(query string, limit int, cursor, salt string, keep func(doc int) bool) (Page, error) {
 	if limit < 1 || limit > MaxLimit {
 		return Page{}, ErrLimit
 	}
@@ -48,11 +51,14 @@ func (ix *Index) Page(query string, limit int, cursor, salt string) (Page, error
 		}
 	}
 	hits := ix.Rank(query)
+	if keep != nil {
+		hits = slices.DeleteFunc(hits, func(h Hit) bool { return !keep(h.Doc) })
+	}
 	if start > len(hits) {
 		return Page{}, ErrCursor
 	}
 	end := min(start+limit, len(hits))
-	p := Page{Hits: hits[start:end], Matched: len(hits)}
+	p := Page{Hits: hits[start:end], First: start, Matched: len(hits)}
 	if end < len(hits) {
 		p.Next = makeCursor(end, query, salt)
 	}

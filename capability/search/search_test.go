@@ -132,7 +132,7 @@ func TestPage(t *testing.T) {
 	var all []string
 	cursor := ""
 	for pages := 0; ; pages++ {
-		p, err := ix.Page("record", 20, cursor, "fam1")
+		p, err := ix.Page("record", 20, cursor, "fam1", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestPage(t *testing.T) {
 		if p.Next == "" {
 			break
 		}
-		again, _ := ix.Page("record", 20, cursor, "fam1")
+		again, _ := ix.Page("record", 20, cursor, "fam1", nil)
 		if again.Next != p.Next {
 			t.Fatalf("cursor not stable: %q then %q", p.Next, again.Next)
 		}
@@ -152,7 +152,7 @@ func TestPage(t *testing.T) {
 	if len(all) != 45 || !slices.IsSorted(all) {
 		t.Errorf("pages gave %q", all)
 	}
-	first, _ := ix.Page("record", 20, "", "fam1")
+	first, _ := ix.Page("record", 20, "", "fam1", nil)
 	for _, bad := range []struct{ query, cursor, salt string }{
 		{"record", "20", "fam1"},
 		{"record", "20-00000000", "fam1"},
@@ -161,16 +161,20 @@ func TestPage(t *testing.T) {
 		{"record", "020" + first.Next[2:], "fam1"},
 		{"record", "-1-" + first.Next[3:], "fam1"},
 	} {
-		if _, err := ix.Page(bad.query, 20, bad.cursor, bad.salt); !errors.Is(err, ErrCursor) {
+		if _, err := ix.Page(bad.query, 20, bad.cursor, bad.salt, nil); !errors.Is(err, ErrCursor) {
 			t.Errorf("Page(%q, cursor %q, salt %q) = %v, want ErrCursor", bad.query, bad.cursor, bad.salt, err)
 		}
 	}
 	for _, l := range []int{0, 51, -1} {
-		if _, err := ix.Page("record", l, "", ""); !errors.Is(err, ErrLimit) {
+		if _, err := ix.Page("record", l, "", "", nil); !errors.Is(err, ErrLimit) {
 			t.Errorf("limit %d: %v", l, err)
 		}
 	}
-	if _, err := ix.Page("  ", 5, "", ""); !errors.Is(err, ErrNoWords) {
+	if _, err := ix.Page("  ", 5, "", "", nil); !errors.Is(err, ErrNoWords) {
 		t.Errorf("blank query: %v", err)
+	}
+	odd, err := ix.Page("record", 5, "", "fam1", func(d int) bool { return d%2 == 1 })
+	if err != nil || odd.Matched != 22 || len(odd.Hits) != 5 || docs[odd.Hits[0].Doc].ID != "p/t01" {
+		t.Errorf("kept odd documents: %+v %v", odd, err)
 	}
 }

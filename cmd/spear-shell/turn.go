@@ -57,7 +57,8 @@ func checkTrusted(path string, roots []string) error {
 
 // request is what the turn is asked for by an invocation.
 func request(inv *interp.Invocation) capability.Request {
-	return capability.Request{Verb: inv.Verb, Targets: inv.Targets, Arguments: inv.Arguments, Source: inv.Source}
+	return capability.Request{Verb: inv.Verb, Targets: inv.Targets, Arguments: inv.Arguments, Source: inv.Source,
+		Words: inv.Words, Limit: inv.Limit, Cursor: inv.Cursor}
 }
 
 // terminatedReason is the turn_ended reason for a terminating signal.
