@@ -9,15 +9,17 @@ FUZZTIME ?= 10s
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/...
 
-# What the tests need and a fresh machine lacks: the npm MCP servers for the interop tests
-# (exact versions from the lockfile, installed again whenever the lockfile is newer than the
-# install) and bubblewrap for the isolation tests.
+# What the tests need and a fresh machine lacks: the npm MCP servers for the interop tests and
+# the MCP Inspector for spear-mcp's (exact versions from each lockfile, installed again whenever
+# the lockfile is newer than the install) and bubblewrap for the isolation tests.
 deps:
 	@command -v bwrap >/dev/null || { echo "installing bubblewrap"; \
 		if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq bubblewrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }; \
 		else sudo apt-get install -y -qq bubblewrap >/dev/null; fi; }
 	@[ testdata/interop/node_modules/.package-lock.json -nt testdata/interop/package-lock.json ] || \
 		npm ci --prefix testdata/interop --no-audit --no-fund --loglevel=error
+	@[ testdata/inspector/node_modules/.package-lock.json -nt testdata/inspector/package-lock.json ] || \
+		npm ci --prefix testdata/inspector --no-audit --no-fund --loglevel=error
 
 test: deps
 	SPEAR_REQUIRE_INTEROP=1 SPEAR_REQUIRE_BWRAP=1 $(GO) test -race -timeout 12m ./...
@@ -54,7 +56,8 @@ harness-deps:
 		cp testdata/harness/package.json $(HARNESS_CACHE)/installed.json; }
 
 # Each terminal driven through a scripted fake model API with spear-shell as its shell
-# (docs/harnesses.md), in both isolation modes; one line per terminal and mode.
+# (docs/harnesses.md), in both isolation modes; one line per terminal and mode. Then the MCP
+# rows: Claude Code, Codex and Gemini with spear-mcp registered as well (docs/mcp.md).
 harness-check: build harness-deps
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./testdata/demo/spear-demo-notes
 	$(GO) vet ./testdata/harness/...

@@ -17,6 +17,9 @@ func checkAll(o options) int {
 	shell := filepath.Join(o.bin, "spear-shell")
 	bad := 0
 	for _, t := range o.terminals {
+		if o.mcpOnly {
+			continue
+		}
 		base, err := runOnce(o, t, "/bin/bash", "bash", "none")
 		if base != nil {
 			base.run.close()
@@ -53,6 +56,17 @@ func checkAll(o options) int {
 				printSteps(res)
 			}
 			if len(faults) > 0 {
+				bad++
+			}
+		}
+	}
+	// The MCP rows, after every shell row.
+	for _, t := range o.terminals {
+		if t.mcpResult == nil {
+			continue
+		}
+		for _, mode := range o.isolation {
+			if !checkMCP(o, t, mode) {
 				bad++
 			}
 		}

@@ -3,6 +3,8 @@
 // scripted turn each, with spear-shell set up as their shell the way docs/harnesses.md says, and
 // checks what each terminal handed back to the model and what the audit trail recorded, in each
 // isolation mode. It prints one line per terminal and mode, and every step not as expected.
+// Then the MCP rows (mcp.go): Claude Code, Codex and Gemini with spear-mcp (-mcp, default the one
+// in -bin) registered too, the fake model calling the face's tools; -mcp-only runs just those.
 //
 // With -capture DIR it runs each terminal with a recorder shell instead and writes every shell
 // call the terminal made to DIR/<terminal>-<version>.txt: the envelope texts of testdata/harness/captured.
@@ -30,6 +32,8 @@ type options struct {
 	try            string
 	tryShell       string
 	verbose        bool
+	mcp            string // spear-mcp, registered in each terminal's MCP row
+	mcpOnly        bool
 }
 
 func mainCode(args []string) int {
@@ -43,10 +47,13 @@ func mainCode(args []string) int {
 	verbose := fs.Bool("v", false, "print every step")
 	tryShell := fs.String("try-shell", "", "with -try: Codex's exec_command shell argument")
 	try := fs.String("try", "", "run this one command through each terminal and print what it handed back")
+	mcp := fs.String("mcp", "", "spear-mcp to register in the MCP rows (default: spear-mcp in -bin)")
+	mcpOnly := fs.Bool("mcp-only", false, "run only the MCP rows")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	o := options{capture: *capture, try: *try, tryShell: *tryShell, verbose: *verbose, isolation: strings.Split(*iso, ",")}
+	o := options{capture: *capture, try: *try, tryShell: *tryShell, verbose: *verbose, isolation: strings.Split(*iso, ","),
+		mcpOnly: *mcpOnly}
 	var err error
 	for _, p := range []struct {
 		dst *string
@@ -72,6 +79,13 @@ func mainCode(args []string) int {
 	if o.bin, err = installBinaries(o.bin, filepath.Join(o.work, "bin")); err != nil {
 		fmt.Fprintf(os.Stderr, "check: %v\n", err)
 		return 1
+	}
+	o.mcp = filepath.Join(o.bin, "spear-mcp")
+	if *mcp != "" {
+		if err := copyFile(*mcp, o.mcp); err != nil {
+			fmt.Fprintf(os.Stderr, "check: -mcp: %v\n", err)
+			return 2
+		}
 	}
 	for _, t := range terminals {
 		if *only == "" || contains(strings.Split(*only, ","), t.name) {
@@ -142,4 +156,12 @@ func installBinaries(dir, dst string) (string, error) {
 		}
 	}
 	return dst, nil
+}
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o755)
 }

@@ -72,3 +72,38 @@ func TestJudgeAnswered(t *testing.T) {
 		}
 	}
 }
+
+// What each terminal hands back for an MCP call, read as text or the face's object, and judged.
+func TestMCPResults(t *testing.T) {
+	invoke := mcpSteps[2]
+	refused := mcpSteps[4]
+	object := `{"auditId":"a1","capability":"notes/search_notes","decision":"ok","external":"x","result":{"text":"n2  spear-shell"}}`
+	recs := []auditRecord{{Event: "capability_invoked", AuditID: "a1", Face: "mcp"}, {Event: "capability_invoked", AuditID: "a1", Code: "ok", Face: "mcp"}}
+	tests := []struct {
+		name string
+		st   mcpStep
+		out  mcpOutput
+		recs []auditRecord
+		ok   bool
+	}{
+		{"claude object", invoke, claudeMCPResult(fakemodel.Record{Output: object}), recs, true},
+		{"codex object", invoke, codexMCPResult(fakemodel.Record{Output: "Wall time: 0.1 seconds\nOutput:\n" + object}), recs, true},
+		{"object without the result", invoke, claudeMCPResult(fakemodel.Record{Output: `{"auditId":"a1","capability":"notes/search_notes","decision":"ok"}`}), recs, false},
+		{"no face", invoke, claudeMCPResult(fakemodel.Record{Output: object}),
+			[]auditRecord{{Event: "capability_invoked", AuditID: "a1"}, {Event: "capability_invoked", AuditID: "a1", Code: "ok"}}, false},
+		{"gemini text", invoke, geminiMCPResult(fakemodel.Record{Output: "<untrusted_context>\nnotes/search_notes audit a1\n</untrusted_context>\n<untrusted_context>\nn2  spear-shell\n</untrusted_context>"}), recs, true},
+		{"claude refusal", refused, claudeMCPResult(fakemodel.Record{Output: "spear-capability: write-refused: no", IsError: true}),
+			[]auditRecord{{Event: "capability_refused", Code: "write-refused", Face: "mcp"}}, true},
+		{"claude refusal not isError", refused, claudeMCPResult(fakemodel.Record{Output: "spear-capability: write-refused: no"}),
+			[]auditRecord{{Event: "capability_refused", Code: "write-refused", Face: "mcp"}}, false},
+		{"codex refusal object", refused, codexMCPResult(fakemodel.Record{Output: "Wall time: 0 seconds\nOutput:\n{\"code\":\"write-refused\",\"message\":\"m\"}"}),
+			[]auditRecord{{Event: "capability_refused", Code: "write-refused", Face: "mcp"}}, true},
+		{"codex wrong code", refused, codexMCPResult(fakemodel.Record{Output: "Wall time: 0 seconds\nOutput:\n{\"code\":\"malformed\",\"message\":\"write-refused\"}"}),
+			[]auditRecord{{Event: "capability_refused", Code: "write-refused", Face: "mcp"}}, false},
+	}
+	for _, tt := range tests {
+		if f := judgeMCP(tt.st, tt.out, tt.recs); (f == "") != tt.ok {
+			t.Errorf("%s: judged %q, want ok=%v", tt.name, f, tt.ok)
+		}
+	}
+}

@@ -30,6 +30,9 @@ type run struct {
 	// onlySpear: the deployment's closing of Codex's shell argument (docs/harnesses.md): in
 	// Codex's mount namespace /bin/sh is spear-shell too.
 	onlySpear bool
+	// mcp, when set, is spear-mcp: the terminal registers it as its MCP server "spear"
+	// (docs/mcp.md, Setup per terminal), in a file of the operator's outside the workspace.
+	mcp string
 }
 
 // newRun lays out dir for term. target is what shell/bash links to (spear-shell, /bin/bash
@@ -109,6 +112,18 @@ func (r *run) env() []string {
 		"SPEAR_TURN_MANIFEST=" + r.manifest,
 		"SPEAR_ISOLATION=" + r.isolation,
 		"XDG_RUNTIME_DIR=" + r.runtime,
+	}
+}
+
+// mcpEnv is the environment the terminal's MCP configuration gives spear-mcp: the turn's, as
+// spear-shell has it, so that the face and the shell answer the same turn and share its keeper
+// (whose socket is under XDG_RUNTIME_DIR).
+func (r *run) mcpEnv() map[string]string {
+	return map[string]string{
+		"SPEAR_HOME":          r.spearHome,
+		"SPEAR_TURN_MANIFEST": r.manifest,
+		"SPEAR_ISOLATION":     r.isolation,
+		"XDG_RUNTIME_DIR":     r.runtime,
 	}
 }
 

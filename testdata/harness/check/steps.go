@@ -70,6 +70,7 @@ type auditRecord struct {
 	Code    string `json:"code"`
 	AuditID string `json:"audit_id"`
 	Turn    string `json:"turn"`
+	Face    string `json:"face"`
 }
 
 // decisions are the records of a step's answers: what the check counts.

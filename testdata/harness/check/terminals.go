@@ -32,17 +32,21 @@ type terminal struct {
 	// writable: directories under home the terminal's own shell calls write to, which the
 	// manifest's writable list must hold under the boundary's read-only root.
 	writable []string
+	// mcpResult, for a terminal with an MCP row, reads what it handed back for a call of an
+	// MCP tool (mcp.go).
+	mcpResult func(rec fakemodel.Record) mcpOutput
 }
 
 const prompt = "Run the commands you are given, one per turn."
 
 var terminals = []*terminal{
 	{name: "claude-code", pkg: "@anthropic-ai/claude-code", command: claudeCode, result: claudeResult,
-		writable: []string{".claude/shell-snapshots", ".claude/tmp"}},
-	{name: "codex", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true},
+		writable: []string{".claude/shell-snapshots", ".claude/tmp"}, mcpResult: claudeMCPResult},
+	{name: "codex", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true,
+		mcpResult: codexMCPResult},
 	{name: "codex", variant: "shell_snapshot=false", pkg: "@openai/codex", command: codex, result: codexResult, twoPipes: true, shellArg: true},
 	{name: "gemini", pkg: "@google/gemini-cli", command: gemini, result: geminiResult,
-		writable: []string{"tmp"}},
+		writable: []string{"tmp"}, mcpResult: geminiMCPResult},
 	{name: "mini-swe-agent", version: "2.4 protocol", result: subprocessResult},
 }
 
@@ -84,9 +88,22 @@ func installedVersions(cli string, ts []*terminal) error {
 
 // claudeCode: Claude Code takes CLAUDE_CODE_SHELL (or SHELL) only when its path contains bash or
 // zsh; -p is headless, and --allowedTools Bash lets the Bash tool run without asking.
+//
+// With spear-mcp (r.mcp) it is also given --mcp-config with the server and its env, and
+// --strict-mcp-config so that no other MCP configuration (a workspace .mcp.json) is read; the
+// allowed tools add mcp__spear, every tool of that server.
 func claudeCode(r *run, baseURL string) (*exec.Cmd, error) {
-	cmd := exec.Command(filepath.Join(r.cli, "node_modules/@anthropic-ai/claude-code/bin/claude.exe"),
-		"-p", prompt, "--allowedTools", "Bash", "--output-format", "text")
+	args := []string{"-p", prompt, "--allowedTools", "Bash", "--output-format", "text"}
+	if r.mcp != "" {
+		config, err := writeMCPConfig(r, "claude-mcp.json", map[string]any{"mcpServers": map[string]any{
+			mcpServerName: map[string]any{"type": "stdio", "command": r.mcp, "args": []string{}, "env": r.mcpEnv()}}})
+		if err != nil {
+			return nil, err
+		}
+		args = []string{"-p", prompt, "--allowedTools", "Bash,mcp__" + mcpServerName, "--output-format", "text",
+			"--mcp-config", config, "--strict-mcp-config"}
+	}
+	cmd := exec.Command(filepath.Join(r.cli, "node_modules/@anthropic-ai/claude-code/bin/claude.exe"), args...)
 	cmd.Env = append(r.env(),
 		"CLAUDE_CODE_SHELL="+r.shell,
 		// Where its command chain writes the cwd file (pwd -P >| DIR/claude-ID-cwd) for it to read
@@ -133,6 +150,15 @@ base_url = "%s/v1"
 wire_api = "responses"
 env_key = "HARNESS_API_KEY"
 `, baseURL)
+	if r.mcp != "" {
+		// Codex passes an MCP server only a few variables of its own environment: the turn's go
+		// in the server's env table.
+		config += fmt.Sprintf("\n[mcp_servers.%s]\ncommand = %q\nargs = []\n\n[mcp_servers.%s.env]\n", mcpServerName, r.mcp, mcpServerName)
+		env := r.mcpEnv()
+		for _, k := range sortedKeys(env) {
+			config += fmt.Sprintf("%s = %q\n", k, env[k])
+		}
+	}
 	if r.term.variant == "shell_snapshot=false" {
 		// Every command then runs as `SHELL -lc CMD`, the form used before the snapshot is ready.
 		config += "\n[features]\nshell_snapshot = false\n"
@@ -201,8 +227,14 @@ func gemini(r *run, baseURL string) (*exec.Cmd, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	settings := `{"security": {"auth": {"selectedType": "gemini-api-key"}}}`
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
+	settings := map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}
+	if r.mcp != "" {
+		// trust: no confirmation before each of the server's tools.
+		settings["mcpServers"] = map[string]any{mcpServerName: map[string]any{
+			"command": r.mcp, "args": []string{}, "env": r.mcpEnv(), "trust": true}}
+	}
+	data, _ := json.MarshalIndent(settings, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), data, 0o600); err != nil {
 		return nil, err
 	}
 	cmd := exec.Command("node", filepath.Join(r.cli, "node_modules/@google/gemini-cli/bundle/gemini.js"), "-p", prompt, "--yolo")

@@ -18,7 +18,8 @@ import (
 // A turn is what one run of a terminal produced.
 type turn struct {
 	records  []fakemodel.Record
-	auditAt  []int64 // the audit file's size as each step was sent
+	loads    map[int]string // by step, what a tool search before it handed back (fakemodel.Loads)
+	auditAt  []int64        // the audit file's size as each step was sent
 	auditEnd int64
 	elapsed  time.Duration
 	err      error // the terminal did not run to its end
@@ -29,6 +30,21 @@ const turnTimeout = 5 * time.Minute
 
 // drive runs term once through the fake model on script; onStep also hears each step as it is sent.
 func drive(r *run, term *terminal, script []string, extra map[int]map[string]any, onStep func(int, string)) *turn {
+	calls := make([]fakemodel.Call, len(script))
+	for i, cmd := range script {
+		calls[i] = fakemodel.Call{Command: cmd}
+	}
+	return driveCalls(r, term, calls, extra, onStep, nil)
+}
+
+// driveCalls is drive with a script of calls: shell commands, or calls of spear-mcp's tools.
+// toolSearch: by step, the words the model gives Claude Code's ToolSearch (fakemodel.Model.ToolSearch).
+func driveCalls(r *run, term *terminal, calls []fakemodel.Call, extra map[int]map[string]any, onStep func(int, string),
+	toolSearch map[int]string) *turn {
+	script := make([]string, len(calls))
+	for i, c := range calls {
+		script[i] = c.String()
+	}
 	t := &turn{auditAt: make([]int64, len(script))}
 	start := time.Now()
 	defer func() { t.elapsed = time.Since(start) }()
@@ -43,9 +59,11 @@ func drive(r *run, term *terminal, script []string, extra map[int]map[string]any
 		t.auditEnd = fileSize(r.audit)
 		return t
 	}
-	model := fakemodel.New(script)
+	model := fakemodel.NewCalls(calls)
+	model.MCPServer = mcpServerName
 	model.OnStep = step
 	model.Extra = extra
+	model.ToolSearch = toolSearch
 	model.LogDir = filepath.Join(r.dir, "requests")
 	if err := os.MkdirAll(model.LogDir, 0o755); err != nil {
 		t.err = err
@@ -69,6 +87,7 @@ func drive(r *run, term *terminal, script []string, extra map[int]map[string]any
 	defer cancel()
 	t.err = runLogged(ctx, cmd, r)
 	t.records = model.Records()
+	t.loads = model.Loads()
 	t.auditEnd = fileSize(r.audit)
 	if t.err == nil && len(t.records) < len(script) {
 		t.err = fmt.Errorf("%s ended after %d of %d steps (see %s)", term.name, len(t.records), len(script), r.dir)

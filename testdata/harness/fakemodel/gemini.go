@@ -47,13 +47,17 @@ func (m *Model) gemini(w http.ResponseWriter, r *http.Request, body []byte) {
 				continue
 			}
 			answered++
-			m.record("gemini", p.FunctionResponse.ID, geminiText(p.FunctionResponse.Response), false)
+			m.record("gemini", p.FunctionResponse.ID, geminiText(p.FunctionResponse.Response), geminiIsError(p.FunctionResponse.Response))
 		}
 	}
 	var part map[string]any
-	if cmd, ok := m.next(answered, hasShell); ok {
-		part = map[string]any{"functionCall": map[string]any{"id": callID("call", answered), "name": geminiShellTool,
-			"args": map[string]any{"command": cmd, "description": "scripted step"}}}
+	if call, ok := m.next(answered, hasShell); ok {
+		name, args := geminiShellTool, any(map[string]any{"command": call.Command, "description": "scripted step"})
+		if call.Tool != "" {
+			// Gemini CLI names an MCP tool to the model mcp_<server>_<tool>.
+			name, args = "mcp_"+m.server()+"_"+call.Tool, call.args()
+		}
+		part = map[string]any{"functionCall": map[string]any{"id": callID("call", answered), "name": name, "args": args}}
 	} else if gc := req.GenerationConfig; gc.ResponseMimeType == "application/json" {
 		// Routing classifiers and checkers ask for JSON: give them a valid value at once rather
 		// than text they retry with backoff.
@@ -122,4 +126,14 @@ func schemaValue(schema map[string]any) any {
 	default:
 		return "fake"
 	}
+}
+
+// geminiIsError says whether a functionResponse carries an error rather than an output (as Gemini
+// CLI hands back an MCP tool's isError result).
+func geminiIsError(raw json.RawMessage) bool {
+	var resp map[string]any
+	json.Unmarshal(raw, &resp)
+	_, isErr := resp["error"].(string)
+	_, out := resp["output"].(string)
+	return isErr && !out
 }

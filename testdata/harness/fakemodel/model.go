@@ -2,9 +2,10 @@
 //
 // It speaks the three APIs the tested terminals call (Anthropic Messages for Claude Code, OpenAI
 // Responses for Codex CLI, Gemini generateContent for Gemini CLI), each streamed as the CLI
-// expects. Every request that offers the terminal's shell tool is answered with one call of that
-// tool running the next command of the script; when the script is done it answers with text, so a
-// headless terminal ends its turn. Each tool result the terminal hands back is kept with the step it
+// expects. Every request that offers the terminal's shell tool is answered with one tool call: the
+// next step of the script, a command for that shell tool or a call of a tool of an MCP server the
+// terminal has registered, named as that terminal names MCP tools to the model; when the script is
+// done it answers with text, so a headless terminal ends its turn. Each tool result the terminal hands back is kept with the step it
 // answers. Requests that offer no shell tool (titles, routing classifiers, quota probes) get a short
 // text answer, or a value of the requested JSON schema.
 package fakemodel
@@ -24,12 +25,18 @@ import (
 
 // Model holds the script and what has been recorded; one per terminal run.
 type Model struct {
-	script []string
+	script []Call
+	// MCPServer is the name the terminal registered the MCP server of the script's tool calls
+	// under ("spear" when empty).
+	MCPServer string
 	// OnStep, when set, is called as step n's tool call is sent (before the terminal can run it).
 	OnStep func(n int, cmd string)
 	// Extra holds, by step, more arguments of the shell tool's call (Codex's exec_command takes
 	// "shell", "login", "tty"); only the OpenAI API uses them.
 	Extra map[int]map[string]any
+	// ToolSearch holds, by step, the query the model gives the terminal's tool search (Claude Code's
+	// ToolSearch) for a deferred MCP tool, instead of "select:NAME".
+	ToolSearch map[int]string
 	// LogDir, when set, receives every request (method, URL, headers but keys, body).
 	LogDir   string
 	requests atomic.Int64
@@ -38,11 +45,78 @@ type Model struct {
 	sent    map[int]bool    // steps whose call has been sent
 	seen    map[string]bool // tool call ids whose result is recorded
 	records []Record
+	loads   map[int]string // by step, what the terminal's tool search answered before it
+}
+
+// Loads are, by step, what the terminal's own tool search (Claude Code's ToolSearch) handed back
+// when the model asked it for the step's deferred tool.
+func (m *Model) Loads() map[int]string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[int]string{}
+	for k, v := range m.loads {
+		out[k] = v
+	}
+	return out
+}
+
+func (m *Model) recordLoad(step int, output string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.loads == nil {
+		m.loads = map[int]string{}
+	}
+	m.loads[step] = output
 }
 
 // New makes a model that asks for script's commands, one per turn.
 func New(script []string) *Model {
+	calls := make([]Call, len(script))
+	for i, cmd := range script {
+		calls[i] = Call{Command: cmd}
+	}
+	return NewCalls(calls)
+}
+
+// NewCalls makes a model that makes script's calls, one per turn.
+func NewCalls(script []Call) *Model {
 	return &Model{script: script, sent: map[int]bool{}, seen: map[string]bool{}}
+}
+
+// A Call is one step of a script: a command for the terminal's shell tool or, with Tool set, a
+// call of the tool of that name (the MCP server's own name for it) with Args.
+type Call struct {
+	Command string
+	Tool    string
+	Args    map[string]any
+}
+
+// String is the command, or the tool and its arguments as JSON.
+func (c Call) String() string {
+	if c.Tool == "" {
+		return c.Command
+	}
+	args, _ := json.Marshal(c.Args)
+	if c.Args == nil {
+		args = []byte("{}")
+	}
+	return c.Tool + " " + string(args)
+}
+
+// args are the call's arguments as JSON, an object even when there are none.
+func (c Call) args() json.RawMessage {
+	if c.Args == nil {
+		return json.RawMessage("{}")
+	}
+	data, _ := json.Marshal(c.Args)
+	return data
+}
+
+func (m *Model) server() string {
+	if m.MCPServer == "" {
+		return "spear"
+	}
+	return m.MCPServer
 }
 
 // Records are the tool results received so far, in arrival order.
@@ -120,21 +194,29 @@ func (m *Model) record(api, id, output string, isError bool) {
 		return
 	}
 	m.seen[id] = true
-	m.records = append(m.records, Record{Step: step, Command: m.script[step], API: api, Output: output, IsError: isError})
+	m.records = append(m.records, Record{Step: step, Command: m.script[step].String(), API: api, Output: output, IsError: isError})
+}
+
+// peek is the step next would ask for, without sending it.
+func (m *Model) peek(answered int, hasShell bool) (Call, bool) {
+	if !hasShell || answered >= len(m.script) {
+		return Call{}, false
+	}
+	return m.script[answered], true
 }
 
 // next is the step to ask for, given how many of our calls the conversation has answered.
 // OnStep hears of each step once, however often a terminal retries the request.
-func (m *Model) next(answered int, hasShell bool) (string, bool) {
+func (m *Model) next(answered int, hasShell bool) (Call, bool) {
 	if !hasShell || answered >= len(m.script) {
-		return "", false
+		return Call{}, false
 	}
 	m.mu.Lock()
 	first := !m.sent[answered]
 	m.sent[answered] = true
 	m.mu.Unlock()
 	if first && m.OnStep != nil {
-		m.OnStep(answered, m.script[answered])
+		m.OnStep(answered, m.script[answered].String())
 	}
 	return m.script[answered], true
 }

@@ -132,3 +132,45 @@ func post(t *testing.T, url, body string) string {
 	}
 	return string(data)
 }
+
+// An MCP step is called by each terminal's name for the tool: Claude Code's after a ToolSearch
+// that loads it (unless the request already lists it), Codex's in the server's namespace, Gemini's
+// with the server in the name.
+func TestModelCallsMCPTools(t *testing.T) {
+	call := Call{Tool: "spear_search", Args: map[string]any{"query": "notes"}}
+	tests := []struct {
+		name, path, body string
+		want             []string
+	}{
+		{"claude loads first", "/v1/messages", `{"model":"m","tools":[{"name":"Bash"},{"name":"ToolSearch"}],"messages":[]}`,
+			[]string{`"name":"ToolSearch"`, `"id":"toolu_load_000"`, `"query":"select:mcp__spear__spear_search"`}},
+		{"claude after the load", "/v1/messages", `{"model":"m","tools":[{"name":"Bash"},{"name":"ToolSearch"}],"messages":[
+			{"role":"assistant","content":[{"type":"tool_use","id":"toolu_load_000","name":"ToolSearch","input":{}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_load_000","content":[{"type":"tool_reference","tool_name":"mcp__spear__spear_search"}]}]}]}`,
+			[]string{`"name":"mcp__spear__spear_search"`, `"id":"toolu_spear_000"`, `"input":{"query":"notes"}`}},
+		{"claude listed", "/v1/messages", `{"model":"m","tools":[{"name":"Bash"},{"name":"ToolSearch"},{"name":"mcp__spear__spear_search"}],"messages":[]}`,
+			[]string{`"name":"mcp__spear__spear_search"`}},
+		{"codex", "/v1/responses", `{"model":"m","tools":[{"type":"function","name":"exec_command"}],"input":[]}`,
+			[]string{`"name":"spear_search"`, `"namespace":"mcp__spear"`, `"arguments":"{\"query\":\"notes\"}"`}},
+		{"gemini", "/v1beta/models/g:streamGenerateContent?alt=sse", `{"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}],"contents":[]}`,
+			[]string{`"name":"mcp_spear_spear_search"`, `"args":{"query":"notes"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewCalls([]Call{call})
+			srv := httptest.NewServer(m.Handler())
+			defer srv.Close()
+			got := post(t, srv.URL+tt.path, tt.body)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("answer lacks %s:\n%s", w, got)
+				}
+			}
+			if tt.name == "claude after the load" {
+				if l := m.Loads(); l[0] != "mcp__spear__spear_search" {
+					t.Errorf("loads %v", l)
+				}
+			}
+		})
+	}
+}

@@ -34,14 +34,21 @@ func (m *Model) openai(w http.ResponseWriter, body []byte) {
 		m.record("openai", it.CallID, openaiText(it.Output), false)
 	}
 	var item map[string]any
-	if cmd, ok := m.next(answered, hasShell); ok {
-		call := map[string]any{"cmd": cmd}
-		for k, v := range m.Extra[answered] {
-			call[k] = v
-		}
-		args, _ := json.Marshal(call)
+	if call, ok := m.next(answered, hasShell); ok {
 		item = map[string]any{"type": "function_call", "id": callID("fc", answered), "call_id": callID("call", answered),
-			"name": openaiShellTool, "arguments": string(args), "status": "completed"}
+			"name": openaiShellTool, "status": "completed"}
+		if call.Tool != "" {
+			// Codex offers an MCP server's tools as one namespace tool mcp__<server> holding a
+			// function per tool; the call names the function and carries the namespace.
+			item["name"], item["namespace"], item["arguments"] = call.Tool, "mcp__"+m.server(), string(call.args())
+		} else {
+			shell := map[string]any{"cmd": call.Command}
+			for k, v := range m.Extra[answered] {
+				shell[k] = v
+			}
+			args, _ := json.Marshal(shell)
+			item["arguments"] = string(args)
+		}
 	} else {
 		item = map[string]any{"type": "message", "id": "msg_fake", "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": "done", "annotations": []any{}}}}
