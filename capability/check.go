@@ -133,10 +133,45 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		iso = "unknown"
 	}
 	fmt.Fprintf(&out, "isolation: %s\n", iso)
+	if !checkPrompts(&out, e, reg.PromptDirs) {
+		ok = false
+	}
+	out.WriteString("mcp face: spear-mcp serves this configuration to terminals that speak MCP; its guarantees hold only " +
+		"where the agent's commands run inside spear-shell's boundary, which keeps SPEAR_HOME, the state parent and the " +
+		"keeper's socket out of the agent's reach: register it only in a terminal whose shell is spear-shell with " +
+		"isolation on (docs/mcp.md)\n")
 	stdout.Write(red.Bytes(out.Bytes()))
 	if !ok {
 		fmt.Fprintln(stderr, "spear-shell: --check found problems")
 		return 1
 	}
 	return 0
+}
+
+// checkPrompts lists the operator's prompts (SPEC 2.3) and the files left out; false when a
+// directory or a file is left out.
+func checkPrompts(out *bytes.Buffer, e *turnEnv, dirs []string) bool {
+	if len(dirs) == 0 {
+		return true
+	}
+	ok := true
+	var trusted []string
+	for _, d := range dirs {
+		if err := e.TrustPrograms([]string{d}, nil); err != nil {
+			ok = false
+			fmt.Fprintf(out, "prompts: %s left out: the directory cannot be trusted: %s\n", d, shown(err.Error(), reasonMax))
+			continue
+		}
+		trusted = append(trusted, d)
+	}
+	ps, skipped := LoadPrompts(trusted)
+	fmt.Fprintf(out, "prompts: %d (for the MCP face)\n", len(ps))
+	for _, p := range ps {
+		fmt.Fprintf(out, "  %s: %s\n", p.Name, firstLine(clean(p.Description), indexLineMax))
+	}
+	for _, sk := range skipped {
+		ok = false
+		fmt.Fprintf(out, "  left out: %s (%s)\n", sk.Path, sk.Reason)
+	}
+	return ok
 }

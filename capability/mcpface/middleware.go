@@ -127,23 +127,23 @@ func decodeBase64(s string) ([]byte, error) {
 
 // prompts reads the configuration's prompt directories now, each trusted (outside every
 // writable root) before it is read; what is left out is said on stderr and recorded.
-func (f *Face) prompts(ctx context.Context) []Prompt {
-	var out []Prompt
+func (f *Face) prompts(ctx context.Context) []capability.Prompt {
+	var out []capability.Prompt
 	_, _ = f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
 		var dirs []string
-		var skipped []SkippedPrompt
+		var skipped []capability.SkippedPrompt
 		for _, d := range t.PromptDirs() {
 			if err := t.TrustPath(d); err != nil {
-				skipped = append(skipped, SkippedPrompt{d, "the directory cannot be trusted: " + err.Error()})
+				skipped = append(skipped, capability.SkippedPrompt{Path: d, Reason: "the directory cannot be trusted: " + err.Error()})
 				continue
 			}
 			dirs = append(dirs, d)
 		}
-		ps, more := LoadPrompts(dirs)
+		ps, more := capability.LoadPrompts(dirs)
 		skipped = append(skipped, more...)
 		for _, p := range ps {
 			if err := t.TrustPath(p.Path); err != nil {
-				skipped = append(skipped, SkippedPrompt{p.Path, "the file cannot be trusted: " + err.Error()})
+				skipped = append(skipped, capability.SkippedPrompt{Path: p.Path, Reason: "the file cannot be trusted: " + err.Error()})
 				continue
 			}
 			out = append(out, p)

@@ -1,9 +1,8 @@
-package mcpface
+package capability
 
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // Prompt is one operator prompt (SPEC 13): a *.md file of a prompt directory.
@@ -40,7 +41,7 @@ func LoadPrompts(dirs []string) ([]Prompt, []SkippedPrompt) {
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			skipped = append(skipped, SkippedPrompt{dir, "cannot be read: " + unwrapPath(err).Error()})
+			skipped = append(skipped, SkippedPrompt{dir, "cannot be read: " + paths.UnwrapPath(err).Error()})
 			continue
 		}
 		for _, e := range entries {
@@ -73,7 +74,7 @@ func readPrompt(path string) (Prompt, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return p, fmt.Errorf("cannot be read: %w", unwrapPath(err))
+		return p, fmt.Errorf("cannot be read: %w", paths.UnwrapPath(err))
 	}
 	if !fi.Mode().IsRegular() {
 		return p, errors.New("is not a regular file")
@@ -83,7 +84,7 @@ func readPrompt(path string) (Prompt, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return p, fmt.Errorf("cannot be read: %w", unwrapPath(err))
+		return p, fmt.Errorf("cannot be read: %w", paths.UnwrapPath(err))
 	}
 	if !utf8.Valid(b) {
 		return p, errors.New("is not UTF-8 text")
@@ -162,12 +163,4 @@ func yamlScalar(v string) (string, error) {
 		v = strings.TrimSpace(v[:i])
 	}
 	return v, nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
