@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +35,8 @@ func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
 	if max <= 0 {
 		max = MaxMessage
 	}
-	c := &lineConn{out: t.Out, incoming: make(chan lineOrErr), closed: make(chan struct{})}
+	c := &lineConn{out: t.Out, incoming: make(chan lineOrErr), closed: make(chan struct{}), pending: map[jsonrpc.ID]bool{}}
+	c.answered = sync.NewCond(&c.pendingMu)
 	go c.readLoop(t.In, max)
 	return c, nil
 }
@@ -48,6 +50,13 @@ type lineConn struct {
 	writeMu  sync.Mutex
 	out      io.Writer
 	incoming chan lineOrErr
+
+	// pending are the requests read and not yet answered: at the end of input the session
+	// ends only once they are (a client that writes its requests and closes its end, as a
+	// pipe does, still gets every answer).
+	pendingMu sync.Mutex
+	pending   map[jsonrpc.ID]bool
+	answered  *sync.Cond
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -86,12 +95,20 @@ func (c *lineConn) readLoop(in io.Reader, max int) {
 					c.deliver(lineOrErr{err: werr})
 					return
 				}
-			} else if !c.deliver(lineOrErr{msg: msg}) {
-				return
+			} else {
+				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+					c.pendingMu.Lock()
+					c.pending[req.ID] = true
+					c.pendingMu.Unlock()
+				}
+				if !c.deliver(lineOrErr{msg: msg}) {
+					return
+				}
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
+				c.waitAnswered()
 				err = io.EOF
 			}
 			c.deliver(lineOrErr{err: err})
@@ -148,12 +165,52 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.writeLine(b)
+	err = c.writeLine(b)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.pendingMu.Lock()
+		delete(c.pending, resp.ID)
+		c.answered.Broadcast()
+		c.pendingMu.Unlock()
+	}
+	return err
+}
+
+// answerWait bounds the wait for answers at the end of input: a provider call is bounded by
+// its own timeout and an approver by approver_timeout, but an answer the SDK failed to write
+// would otherwise keep the face alive for ever.
+const answerWait = 10 * time.Minute
+
+// waitAnswered waits until every request read has been answered, the connection closes, or
+// answerWait passes.
+func (c *lineConn) waitAnswered() {
+	expired := false
+	timer := time.AfterFunc(answerWait, func() {
+		c.pendingMu.Lock()
+		expired = true
+		c.answered.Broadcast()
+		c.pendingMu.Unlock()
+	})
+	defer timer.Stop()
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	for len(c.pending) > 0 && !expired {
+		select {
+		case <-c.closed:
+			return
+		default:
+		}
+		c.answered.Wait()
+	}
 }
 
 // Close implements mcp.Connection.
 func (c *lineConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.pendingMu.Lock()
+		c.answered.Broadcast()
+		c.pendingMu.Unlock()
+	})
 	return nil
 }
 
