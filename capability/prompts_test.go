@@ -54,4 +54,3 @@ func TestLoadPrompts(t *testing.T) {
 		t.Errorf("skipped\n%q\nwant\n%q", reasons, wantSkips)
 	}
 }
-
