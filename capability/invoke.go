@@ -286,20 +286,43 @@ func renderContent(res *mcpstdio.CallResult) string {
 			b.WriteByte('\n')
 		}
 	}
+	for _, it := range Items(res) {
+		line(it.Text)
+	}
+	if res.StructuredContent != nil && !textHoldsJSON(res.Content, res.StructuredContent) {
+		line(clean(string(compactJSON(res.StructuredContent))))
+	}
+	return b.String()
+}
+
+// Item is one content item of a result as both faces pass it on: its text, cleaned (for an
+// image or audio item, the summary the shell prints in its place), and, for media, the base64
+// data and type the MCP face passes on as they are.
+type Item struct {
+	Text  string
+	Media string // "image" or "audio", else ""
+	MIME  string // media only, cleaned
+	Data  string // media only: base64 as the provider sent it
+}
+
+// Items decodes a result's content items, in order.
+func Items(res *mcpstdio.CallResult) []Item {
+	out := make([]Item, 0, len(res.Content))
 	for _, c := range res.Content {
 		switch c.Type {
 		case "text":
-			line(clean(c.Text))
+			out = append(out, Item{Text: clean(c.Text)})
 		case "image", "audio":
 			var d struct {
 				Data string `json:"data"`
 			}
 			_ = json.Unmarshal(c.Raw, &d)
-			line(fmt.Sprintf("[%s content: %s, %d bytes of base64 data, not shown]", c.Type, clean(c.MimeType), len(d.Data)))
+			out = append(out, Item{Media: c.Type, MIME: clean(c.MimeType), Data: d.Data,
+				Text: fmt.Sprintf("[%s content: %s, %d bytes of base64 data, not shown]", c.Type, clean(c.MimeType), len(d.Data))})
 		case "resource_link":
 			var d struct{ URI, Name string }
 			_ = json.Unmarshal(c.Raw, &d)
-			line(fmt.Sprintf("[resource link: %s %s]", clean(d.URI), clean(d.Name)))
+			out = append(out, Item{Text: fmt.Sprintf("[resource link: %s %s]", clean(d.URI), clean(d.Name))})
 		case "resource":
 			var d struct {
 				Resource struct {
@@ -310,19 +333,15 @@ func renderContent(res *mcpstdio.CallResult) string {
 			_ = json.Unmarshal(c.Raw, &d)
 			r := d.Resource
 			if r.Blob != nil {
-				line(fmt.Sprintf("[embedded resource: %s %s, %d bytes of base64 data, not shown]", clean(r.URI), clean(r.MimeType), len(*r.Blob)))
+				out = append(out, Item{Text: fmt.Sprintf("[embedded resource: %s %s, %d bytes of base64 data, not shown]", clean(r.URI), clean(r.MimeType), len(*r.Blob))})
 			} else {
-				line(fmt.Sprintf("[embedded resource: %s %s]", clean(r.URI), clean(r.MimeType)))
-				line(clean(r.Text))
+				out = append(out, Item{Text: fmt.Sprintf("[embedded resource: %s %s]\n%s", clean(r.URI), clean(r.MimeType), clean(r.Text))})
 			}
 		default:
-			line(fmt.Sprintf("[content of type %s, not shown]", quote(c.Type)))
+			out = append(out, Item{Text: fmt.Sprintf("[content of type %s, not shown]", quote(c.Type))})
 		}
 	}
-	if res.StructuredContent != nil && !textHoldsJSON(res.Content, res.StructuredContent) {
-		line(clean(string(compactJSON(res.StructuredContent))))
-	}
-	return b.String()
+	return out
 }
 
 // textHoldsJSON reports whether a text item parses as JSON to a value equal to raw's (numbers

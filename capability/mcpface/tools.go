@@ -256,14 +256,24 @@ func describeResult(t *capability.Turn, ds []capability.Described) *mcp.CallTool
 	return &mcp.CallToolResult{Content: content, StructuredContent: redactAny(t, map[string]any{"items": items}), IsError: !known}
 }
 
-func (f *Face) invokeTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// idAndArguments reads spear_invoke's and spear_preflight's arguments: an id, and an object
+// ({} when absent).
+func idAndArguments(req *mcp.CallToolRequest) (string, json.RawMessage, error) {
 	var id string
 	arguments := json.RawMessage(`{}`)
 	if err := args(req.Params.Arguments, map[string]any{"id": &id, "arguments": &arguments}); err != nil {
-		return f.malformed(ctx, "spear_invoke", err)
+		return "", nil, err
 	}
 	if id == "" {
-		return f.malformed(ctx, "spear_invoke", errors.New("id is required"))
+		return "", nil, errors.New("id is required")
+	}
+	return id, arguments, nil
+}
+
+func (f *Face) invokeTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	id, arguments, err := idAndArguments(req)
+	if err != nil {
+		return f.malformed(ctx, "spear_invoke", err)
 	}
 	return f.invoke(ctx, id, arguments)
 }
@@ -285,13 +295,9 @@ func (f *Face) invoke(ctx context.Context, id string, arguments json.RawMessage)
 }
 
 func (f *Face) preflightTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var id string
-	arguments := json.RawMessage(`{}`)
-	if err := args(req.Params.Arguments, map[string]any{"id": &id, "arguments": &arguments}); err != nil {
+	id, arguments, err := idAndArguments(req)
+	if err != nil {
 		return f.malformed(ctx, "spear_preflight", err)
-	}
-	if id == "" {
-		return f.malformed(ctx, "spear_preflight", errors.New("id is required"))
 	}
 	return f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
 		p, r := t.FacePreflight(ctx, id, string(arguments))
@@ -406,46 +412,19 @@ func providerItems(t *capability.Turn, o *capability.CallOutcome) []mcp.Content 
 		budget -= len(s)
 		out = append(out, &mcp.TextContent{Text: t.Redact(s)})
 	}
-	for _, c := range o.Result.Content {
-		switch c.Type {
-		case "text":
-			text(c.Text)
-		case "image", "audio":
-			var d struct {
-				Data string `json:"data"`
-			}
-			_ = json.Unmarshal(c.Raw, &d)
-			data, err := decodeBase64(d.Data)
-			if err != nil {
-				text(fmt.Sprintf("[%s content that is not base64, not shown]", c.Type))
-				continue
-			}
-			mime := capability.Clean(c.MimeType)
-			if c.Type == "image" {
-				out = append(out, &mcp.ImageContent{Data: data, MIMEType: mime})
-			} else {
-				out = append(out, &mcp.AudioContent{Data: data, MIMEType: mime})
-			}
-		case "resource_link":
-			var d struct{ URI, Name string }
-			_ = json.Unmarshal(c.Raw, &d)
-			text(fmt.Sprintf("[resource link: %s %s]", d.URI, d.Name))
-		case "resource":
-			var d struct {
-				Resource struct {
-					URI, MimeType, Text string
-					Blob                *string
-				}
-			}
-			_ = json.Unmarshal(c.Raw, &d)
-			r := d.Resource
-			if r.Blob != nil {
-				text(fmt.Sprintf("[embedded resource: %s %s, %d bytes of base64 data, not shown]", r.URI, r.MimeType, len(*r.Blob)))
-			} else {
-				text(fmt.Sprintf("[embedded resource: %s %s]\n%s", r.URI, r.MimeType, r.Text))
-			}
+	for _, it := range capability.Items(o.Result) {
+		if it.Media == "" {
+			text(it.Text)
+			continue
+		}
+		data, err := decodeBase64(it.Data)
+		switch {
+		case err != nil:
+			text(fmt.Sprintf("[%s content that is not base64, not shown]", it.Media))
+		case it.Media == "image":
+			out = append(out, &mcp.ImageContent{Data: data, MIMEType: it.MIME})
 		default:
-			text(fmt.Sprintf("[content of type %q, not shown]", c.Type))
+			out = append(out, &mcp.AudioContent{Data: data, MIMEType: it.MIME})
 		}
 	}
 	if len(o.Result.Content) == 0 && o.Body != "" {
