@@ -288,10 +288,35 @@ func (f *Face) invoke(ctx context.Context, id string, arguments json.RawMessage)
 	return f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
 		o, r := t.FaceInvoke(ctx, id, compact.String())
 		if r != nil {
+			if r.Code == capability.CodeUnavailable {
+				f.providerLeft(id)
+			}
 			return g.refused(t, r, map[string]any{"capability": capability.Clean(id)})
+		}
+		if o.Code == capability.CodeUnavailable || o.Code == capability.CodeTimeout {
+			f.providerLeft(id)
 		}
 		return outcomeResult(t, o)
 	})
+}
+
+// providerLeft removes the direct tools of the provider of id, which has left the turn: the
+// SDK then sends notifications/tools/list_changed (SPEC 13). It records nothing: the listing
+// the client asks for next is the decision.
+func (f *Face) providerLeft(id string) {
+	prov, _, _ := strings.Cut(id, "/")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var gone []string
+	for name, cid := range f.direct {
+		if strings.HasPrefix(cid, prov+"/") {
+			gone = append(gone, name)
+			delete(f.direct, name)
+		}
+	}
+	if len(gone) > 0 {
+		f.server.RemoveTools(gone...)
+	}
 }
 
 func (f *Face) preflightTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
