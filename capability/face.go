@@ -46,6 +46,32 @@ func (t *Turn) FaceListing(ctx context.Context) (*Listing, *Refusal) {
 	return nil, refusalOf(a, code)
 }
 
+// FaceToolsList is the face's tools/list: a listing recorded via "mcp". A family already
+// selected as an index lists no capability as a tool, so its listing needs no provider: the
+// face's first tools/list then costs what a server listing its own five tools does (SPEC 13).
+func (t *Turn) FaceToolsList(ctx context.Context) (*Listing, *Refusal) {
+	a, code := t.decide(ctx, func(a *answer) string {
+		if code := t.prelude(a); code != "" {
+			return code
+		}
+		e := t.env
+		if mode, ok, err := e.State.Read(providers.FamilyFact); err == nil && ok && modeOf(mode) == "index" {
+			e.mode, e.familyKnown = "index", true
+			if err := e.Log(audit.Event{Name: audit.EventIndexExposed, Mode: e.mode,
+				Fields: map[string]any{"via": "mcp", "tools": "the face's own"}}); err != nil {
+				return a.auditUnavailable(err)
+			}
+			a.listing = &Listing{Mode: "index", Down: e.downList()}
+			return ""
+		}
+		return t.list(ctx, a, "mcp")
+	})
+	if a.listing != nil {
+		return a.listing, nil
+	}
+	return nil, refusalOf(a, code)
+}
+
 // FaceSearch is spear_search.
 func (t *Turn) FaceSearch(ctx context.Context, words []string, limit int, cursor string) (*SearchPage, *Refusal) {
 	a, code := t.decide(ctx, func(a *answer) string { return t.search(ctx, a, words, limit, cursor) })

@@ -42,7 +42,7 @@ func (f *Face) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 func (f *Face) syncDirect(ctx context.Context) {
 	var want map[string]capability.Entry
 	_, _ = f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
-		l, r := t.FaceListing(ctx)
+		l, r := t.FaceToolsList(ctx)
 		if r != nil {
 			if r.Ended() {
 				go g.close(capability.CodeNoCapabilities)
