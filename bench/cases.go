@@ -76,21 +76,43 @@ func contains(want ...string) func(outcome) error {
 }
 
 func caseCTrue(ctx context.Context, w *world) []row {
-	const n1, n2 = "spear-shell -c true vs a Go program that only execs bash", "spear-shell -c true vs bash -c true"
+	const (
+		n1, n2 = "spear-shell -c true vs a Go program that only execs bash", "spear-shell -c true vs bash -c true"
+		n3, n4 = "the binary of " + baselineCommit + ", -c true, vs a Go program that only execs bash", "spear-shell -c true vs the binary of " + baselineCommit
+	)
+	fail := func(err error) []row {
+		return []row{failed(n1, "ratio <= 1.10", err), failed(n2, "reported", err), failed(n3, "reported", err), failed(n4, "reported", err)}
+	}
 	h, err := w.newHome("c-true", []provider{{id: "bench", tools: 1}}, "none")
 	if err != nil {
-		return []row{failed(n1, "ratio <= 1.10", err), failed(n2, "reported", err)}
+		return fail(err)
 	}
-	got, err := alternate(ctx, w.runs(300),
+	sides := []func(context.Context) (float64, error){
 		timed(w, fixed(spec{argv: []string{w.spear, "-c", "true"}, env: h.env}), nil),
 		timed(w, fixed(spec{argv: []string{w.tool("execbash"), "-c", "true"}, env: h.env}), nil),
 		timed(w, fixed(spec{argv: []string{"/bin/bash", "-c", "true"}, env: h.env}), nil),
-	)
+	}
+	// The baseline binary in the same alternation, with a state parent of its own: sharing one
+	// would make each binary replace the other's stub link at every run.
+	base, why := w.baselineBinary(ctx)
+	if base != "" {
+		bh, err := w.newHome("c-true-baseline", []provider{{id: "bench", tools: 1}}, "none")
+		if err != nil {
+			return fail(err)
+		}
+		sides = append(sides, timed(w, fixed(spec{argv: []string{base, "-c", "true"}, env: bh.env}), nil))
+	}
+	got, err := alternate(ctx, w.runs(300), sides...)
 	if err != nil {
-		return []row{failed(n1, "ratio <= 1.10", err), failed(n2, "reported", err)}
+		return fail(err)
 	}
 	a := median(got[0])
-	return []row{judge(n1, a, median(got[1]), "ms", 1.10), judge(n2, a, median(got[2]), "ms", 0)}
+	rows := []row{judge(n1, a, median(got[1]), "ms", 1.10), judge(n2, a, median(got[2]), "ms", 0)}
+	if base == "" {
+		return append(rows, skipped(n3, "reported", why), skipped(n4, "reported", why))
+	}
+	b := median(got[3])
+	return append(rows, judge(n3, b, median(got[1]), "ms", 0), judge(n4, a, b, "ms", 0))
 }
 
 // forwardedCommands are the 1,000 commands of the session cases: echo, cd and arithmetic in

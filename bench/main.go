@@ -3,7 +3,7 @@
 // targets of issues 7 and 8. It exits 1 when a target fails (unless -no-fail) and 2 when
 // it cannot run at all. docs/bench.md describes every case.
 //
-//	go run ./bench -bin bin [-n runs] [-run regexp] [-no-fail] [-v] [-keep]
+//	go run ./bench -bin bin [-n runs] [-run regexp] [-no-fail] [-v] [-keep] [-baseline DIR|none]
 package main
 
 import (
@@ -28,7 +28,10 @@ type options struct {
 	filter *regexp.Regexp
 	noFail bool
 	keep   bool
-	log    io.Writer // progress; io.Discard unless -v
+	// baseline is the directory of the spear-shell binary measured beside the -c fast path
+	// (c-true): "" builds baselineCommit from the git history, "none" measures none.
+	baseline string
+	log      io.Writer // progress; io.Discard unless -v
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -41,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	keep := fs.Bool("keep", false, "keep the scratch directory and print its path")
 	verbose := fs.Bool("v", false, "print progress and per-case details on stderr")
 	goTool := fs.String("go", "go", "go command used to build the helper programs")
+	baseline := fs.String("baseline", "", "directory holding the spear-shell binary that c-true measures beside this one (default: build commit "+baselineCommit+" from the git history into the scratch directory; none: skip)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -49,7 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: -run: %v\n", err)
 		return 2
 	}
-	o := options{runs: *runs, filter: re, noFail: *noFail, keep: *keep, log: io.Discard}
+	o := options{runs: *runs, filter: re, noFail: *noFail, keep: *keep, baseline: *baseline, log: io.Discard}
 	if *verbose {
 		o.log = stderr
 	}

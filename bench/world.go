@@ -29,6 +29,12 @@ type world struct {
 	spear   string // bin/spear-shell
 	baseEnv []string
 	homes   int
+	goTool  string
+	modDir  string // the spear-shell module's directory, where the helpers are built
+	// baseline is the copy of the baseline spear-shell (baseline.go), once asked for; "" with
+	// baselineWhy saying why there is none.
+	baseline, baselineWhy string
+	baselineDone          bool
 }
 
 func newWorld(ctx context.Context, o options, goTool string) (*world, error) {
@@ -50,7 +56,7 @@ func newWorld(ctx context.Context, o options, goTool string) (*world, error) {
 		return nil, fmt.Errorf("scratch directory: %w", err)
 	}
 	w := &world{o: o, root: root, tools: filepath.Join(root, "tools"), ws: filepath.Join(root, "ws"),
-		spear: filepath.Join(o.bin, "spear-shell")}
+		spear: filepath.Join(o.bin, "spear-shell"), goTool: goTool}
 	for _, d := range []string{w.tools, filepath.Join(w.ws, "a"), filepath.Join(w.ws, "b")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			os.RemoveAll(root)
@@ -83,12 +89,13 @@ func (w *world) build(ctx context.Context, goTool string) error {
 	if err != nil || mod == "" || mod == os.DevNull {
 		return fmt.Errorf("build helpers: run from inside the spear-shell module (go env GOMOD: %q, %v)", mod, err)
 	}
+	w.modDir = filepath.Dir(mod)
 	args := []string{"build", "-trimpath", "-o", w.tools + "/"}
 	for _, h := range helpers {
 		args = append(args, "./bench/"+h)
 	}
 	cmd := exec.CommandContext(ctx, goTool, args...)
-	cmd.Dir = filepath.Dir(mod)
+	cmd.Dir = w.modDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build helpers: %w\n%s", err, out)

@@ -181,10 +181,16 @@ func findFwdSig(fd int) (uintptr, error) {
 	// their table addresses can be their run-time ones (a load bias is a whole number of
 	// pages): the function gives a PIE's load bias, and the variable must then lie where the
 	// table says, which another binary's table (another build of this one) does not give.
-	anchor := anchorFunc()
-	entry, anchorName := anchor.Entry(), anchor.Name()
+	// The function anchor is asked for only in a PIE: runtime.Caller and FuncForPC read the
+	// cold pclntab, which an ordinary executable (ET_EXEC, Go's default) never needs here.
+	var entry uintptr
+	var anchorName string
+	if pie {
+		anchor := anchorFunc()
+		entry, anchorName = anchor.Entry(), anchor.Name()
+	}
 	data := uint64(uintptr(unsafe.Pointer(&dataAnchor)))
-	dataName := strings.TrimSuffix(anchorName, "anchorFunc") + "dataAnchor"
+	dataName := pkgPath + ".dataAnchor"
 	nameIs := func(off uint32, want string) bool {
 		buf := make([]byte, len(want)+1)
 		n, err := syscall.Pread(fd, buf, int64(strOff)+int64(off))
@@ -247,6 +253,10 @@ func findFwdSig(fd int) (uintptr, error) {
 	}
 	return uintptr(value), nil
 }
+
+// pkgPath is this package's import path, which its symbols' names begin with (the test
+// checks it against anchorFunc's name).
+const pkgPath = "github.com/spear-shell/spear-shell/interp/realshell"
 
 // dataAnchor is the variable the symbol table must place where it is (findFwdSig).
 var dataAnchor uintptr

@@ -98,3 +98,12 @@ func BenchmarkReadIgnored(b *testing.B) {
 		}
 	}
 }
+
+// TestPkgPath: findFwdSig names this package's data anchor by pkgPath, without asking the
+// runtime (which reads the pclntab) in an ordinary executable; the name must be the symbol's.
+func TestPkgPath(t *testing.T) {
+	t.Parallel()
+	if got, want := anchorFunc().Name(), pkgPath+".anchorFunc"; got != want {
+		t.Errorf("anchorFunc is named %q; pkgPath gives %q", got, want)
+	}
+}

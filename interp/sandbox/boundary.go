@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spear-shell/spear-shell/interp/invocation"
 	"github.com/spear-shell/spear-shell/policy/paths"
@@ -181,8 +182,21 @@ func InsideBoundary(getenv func(string) string) bool {
 	if getenv(BoundaryMarker) != "" {
 		return true
 	}
-	comm, err := os.ReadFile("/proc/1/comm")
-	return err == nil && strings.TrimSpace(string(comm)) == "bwrap"
+	return pid1IsBwrap()
+}
+
+// pid1IsBwrap reads /proc/1/comm with bare system calls: every -c command asks (SPEC 9), and
+// os.Open would register the file with the runtime's poller, which its first use starts
+// (epoll_create1, eventfd2, epoll_ctl) for nothing but one read.
+func pid1IsBwrap() bool {
+	fd, err := syscall.Open("/proc/1/comm", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	var buf [32]byte // a comm is at most 16 bytes with its newline
+	n, err := syscall.Read(fd, buf[:])
+	syscall.Close(fd)
+	return err == nil && n > 0 && strings.TrimSpace(string(buf[:n])) == "bwrap"
 }
 
 // RemoveTmp removes the turn's temporary directory, at the turn's end (--end-turn). What the
