@@ -207,62 +207,110 @@ func echoCall(msg string) map[string]any {
 }
 
 func caseFaceSearch(ctx context.Context, w *world) []row {
-	const name, target = "spear_search vs spear_invoke of echo, one warm spear-mcp session, 10,000 capabilities (per call)", "ratio <= 1.00"
+	const (
+		name, target = "spear_search vs spear_invoke of echo, one warm spear-mcp session, 10,000 capabilities (per call)", "ratio <= 1.00"
+		smallName    = "that spear_search vs spear_invoke of echo in a family of 10 (another warm spear-mcp session)"
+	)
+	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
 	h, err := w.familyHome(ctx, "face-search", 10000)
 	if err != nil {
-		return []row{failed(name, target, err)}
+		return fail(err)
 	}
 	defer h.endTurn()
+	small, err := w.familyHome(ctx, "face-search-10", 10)
+	if err != nil {
+		return fail(err)
+	}
+	defer small.endTurn()
+	describe := map[string]any{"Tool": "spear_describe", "Args": map[string]any{"ids": []string{"bench/echo"}}, "Want": "bench/echo"}
+	smallEcho := echoCall("found")
+	smallEcho["Server"] = 1
+	const calls = 40
 	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
-		"Servers": [][]string{{w.face}},
-		"Setup":   []any{map[string]any{"Tool": "spear_describe", "Args": map[string]any{"ids": []string{"bench/echo"}}, "Want": "bench/echo"}},
+		"Servers": [][]string{{w.face}, {w.face}},
+		"Env":     [][]string{h.env, small.env},
+		"Setup":   []any{describe, map[string]any{"Server": 1, "Tool": "spear_describe", "Args": describe["Args"], "Want": "bench/echo"}},
 		"Sides": []any{
 			map[string]any{"Tool": "spear_search", "Args": map[string]any{"query": familyQuery}, "Want": `"admitted":10000`},
 			echoCall("found"),
+			smallEcho,
 		},
-		"Calls": 40,
+		"Calls": calls,
 	})
-	r := judged(name, target, got, err, 1.00)
-	if err == nil {
-		r.note = name + ": median of " + strconv.Itoa(len(got[0])) + " faceclient runs' medians, 40 calls of each side alternated per run"
+	if err != nil {
+		return fail(err)
 	}
-	return []row{r}
+	r := judge(name, median(got[0]), median(got[1]), "ms", 1.00)
+	r.note = fmt.Sprintf("%s: median of %d faceclient runs' medians, %d calls of each side alternated per run", name, len(got[0]), calls)
+	return []row{r, judge(smallName, median(got[0]), median(got[2]), "ms", 0)}
 }
 
 func caseFaceInvoke(ctx context.Context, w *world) []row {
-	const name, target = "spear_invoke of echo through spear-mcp vs a go-sdk server forwarding it, same warm provider (per call)", "ratio <= 1.25"
+	const (
+		name, target = "spear_invoke of echo through spear-mcp vs a go-sdk server forwarding it, same warm provider (per call)", "ratio <= 1.25"
+		smallName    = "the same in a family of 10 (another warm spear-mcp session) vs that forwarding server"
+	)
+	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
 	h, err := w.familyHome(ctx, "face-invoke", 10000)
 	if err != nil {
-		return []row{failed(name, target, err)}
+		return fail(err)
 	}
 	defer h.endTurn()
+	small, err := w.familyHome(ctx, "face-invoke-10", 10)
+	if err != nil {
+		return fail(err)
+	}
+	defer small.endTurn()
 	fwd := append([]string{w.tool("fwdserver"), "--"}, provider{tools: 10000, catalog: true}.command(w)...)
+	describe := func(server int) map[string]any {
+		return map[string]any{"Server": server, "Tool": "spear_describe", "Args": map[string]any{"ids": []string{"bench/echo"}}, "Want": "bench/echo"}
+	}
+	smallEcho := echoCall("found")
+	smallEcho["Server"] = 2
 	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
-		"Servers": [][]string{{w.face}, fwd},
-		"Setup":   []any{map[string]any{"Tool": "spear_describe", "Args": map[string]any{"ids": []string{"bench/echo"}}, "Want": "bench/echo"}},
+		"Servers": [][]string{{w.face}, fwd, {w.face}},
+		"Env":     [][]string{h.env, h.env, small.env},
+		"Setup":   []any{describe(0), describe(2)},
 		"Sides": []any{
 			echoCall("found"),
 			map[string]any{"Server": 1, "Tool": "echo", "Args": map[string]any{"message": "found"}, "Want": "found"},
+			smallEcho,
 		},
 		"Calls": 40,
 	})
-	return []row{judged(name, target, got, err, 1.25)}
+	if err != nil {
+		return fail(err)
+	}
+	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.25), judge(smallName, median(got[2]), median(got[1]), "ms", 0)}
 }
 
 func caseFaceStart(ctx context.Context, w *world) []row {
-	const name, target = "spear-mcp start to first tools/list, keeper warm, 10,000 capabilities vs a go-sdk server listing as many from memory", "ratio <= 1.50"
+	const (
+		name, target = "spear-mcp start to first tools/list, keeper warm, 10,000 capabilities vs a go-sdk server listing as many from memory", "ratio <= 1.50"
+		smallName    = "the same in a family of 10 (also an index: the five tools) vs that server"
+	)
+	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
 	h, err := w.familyHome(ctx, "face-start", 10000)
 	if err != nil {
-		return []row{failed(name, target, err)}
+		return fail(err)
 	}
 	defer h.endTurn()
+	small, err := w.familyHome(ctx, "face-start-10", 10)
+	if err != nil {
+		return fail(err)
+	}
+	defer small.endTurn()
 	tools := filepath.Join(w.root, "face-tools.json")
 	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
-		"Servers":   [][]string{{w.face}, {w.tool("listserver"), "-tools", tools}},
+		"Servers":   [][]string{{w.face}, {w.tool("listserver"), "-tools", tools}, {w.face}},
+		"Env":       [][]string{h.env, h.env, small.env},
 		"Start":     true,
 		"Rounds":    10,
-		"WantTools": 5, // an index family: the face's five tools
+		"WantTools": 5, // index families: the face's five tools
 		"DumpTools": tools,
 	})
-	return []row{judged(name, target, got, err, 1.50)}
+	if err != nil {
+		return fail(err)
+	}
+	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.50), judge(smallName, median(got[2]), median(got[1]), "ms", 0)}
 }

@@ -14,7 +14,7 @@
 //     and waits for the exit; it prints the times the same way. Each server must list WantTools
 //     tools. With DumpTools it first lists server 0's tools into that file (for listserver).
 //
-// The servers inherit faceclient's environment.
+// The servers inherit faceclient's environment, unless the plan's Env gives one for a server.
 //
 //	faceclient PLAN
 package main
@@ -35,6 +35,7 @@ import (
 
 type plan struct {
 	Servers   [][]string // argv of each server
+	Env       [][]string // environment of each server; missing or null: faceclient's
 	Setup     []call     // made once, in order, before the sides
 	Sides     []call     // alternated
 	Calls     int        // timed calls per side
@@ -82,14 +83,24 @@ func main() {
 	}
 }
 
-func connect(ctx context.Context, argv []string) (*mcp.ClientSession, error) {
+func connect(ctx context.Context, argv, env []string) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "faceclient", Version: "1.0.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...), TerminateDuration: 5 * time.Second},
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		return nil, fmt.Errorf("%s: connect: %w", argv[0], err)
 	}
 	return cs, nil
+}
+
+// env is server i's environment (nil: faceclient's).
+func (p plan) env(i int) []string {
+	if i < len(p.Env) {
+		return p.Env[i]
+	}
+	return nil
 }
 
 func calls(ctx context.Context, p plan) ([][]time.Duration, error) {
@@ -102,7 +113,7 @@ func calls(ctx context.Context, p plan) ([][]time.Duration, error) {
 		}
 	}()
 	for i, argv := range p.Servers {
-		cs, err := connect(ctx, argv)
+		cs, err := connect(ctx, argv, p.env(i))
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +176,7 @@ func check(c call, res *mcp.CallToolResult) error {
 
 func starts(ctx context.Context, p plan) ([][]time.Duration, error) {
 	if p.DumpTools != "" {
-		cs, err := connect(ctx, p.Servers[0])
+		cs, err := connect(ctx, p.Servers[0], p.env(0))
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +197,7 @@ func starts(ctx context.Context, p plan) ([][]time.Duration, error) {
 	for i := -1; i < p.Rounds; i++ {
 		for k, argv := range p.Servers {
 			start := time.Now()
-			cs, err := connect(ctx, argv)
+			cs, err := connect(ctx, argv, p.env(k))
 			if err != nil {
 				return nil, err
 			}
