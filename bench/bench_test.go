@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,5 +186,42 @@ func TestBareClient(t *testing.T) {
 	out, err := exec.Command(bare, "--", "/bin/cat").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "not a result") {
 		t.Errorf("bareclient with cat: %v, %s; want a failure naming what is not a result", err, out)
+	}
+}
+
+// The face rows' helpers work together without spear-shell: faceclient alternates calls of
+// fwdserver's echo (forwarded to slowprovider -catalog) with itself, fails on a result that lacks
+// what it wants, and times listserver's start with the tools it dumped from fwdserver.
+func TestFaceHelpers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tool := range []string{"faceclient", "fwdserver", "listserver", "slowprovider"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, tool), "./"+tool).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", tool, err, out)
+		}
+	}
+	fwd := []string{filepath.Join(dir, "fwdserver"), "--", filepath.Join(dir, "slowprovider"), "-catalog", "-tools", "100"}
+	echo := func(msg, want string) map[string]any {
+		return map[string]any{"Tool": "echo", "Args": map[string]any{"message": msg}, "Want": want}
+	}
+	face := func(plan map[string]any) (string, error) {
+		b, _ := json.Marshal(plan)
+		out, err := exec.Command(filepath.Join(dir, "faceclient"), string(b)).Output()
+		return string(out), err
+	}
+	out, err := face(map[string]any{"Servers": [][]string{fwd}, "Setup": []any{echo("a", "a")},
+		"Sides": []any{echo("b", "b"), echo("c", "c")}, "Calls": 3})
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); err != nil || len(lines) != 2 ||
+		len(strings.Fields(lines[0])) != 5 || !strings.HasPrefix(lines[1], "side 1 ") {
+		t.Errorf("calls: %v, %q; want two sides of three times", err, out)
+	}
+	if _, err := face(map[string]any{"Servers": [][]string{fwd}, "Sides": []any{echo("b", "x")}, "Calls": 1}); err == nil {
+		t.Error("a result without its want passed")
+	}
+	tools := filepath.Join(dir, "tools.json")
+	out, err = face(map[string]any{"Servers": [][]string{fwd, {filepath.Join(dir, "listserver"), "-tools", tools}},
+		"Start": true, "Rounds": 2, "WantTools": 1, "DumpTools": tools})
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); err != nil || len(lines) != 2 || len(strings.Fields(lines[1])) != 4 {
+		t.Errorf("start: %v, %q; want two sides of two times", err, out)
 	}
 }

@@ -37,6 +37,12 @@ var cases = []benchCase{
 	{"isolation", caseIsolation},
 	{"mcpstdio-cold", caseClientCold},
 	{"mcpstdio-warm", caseClientWarm},
+	{"face-search", caseFaceSearch},
+	{"first-search", caseFirstSearch},
+	{"search-list", caseSearchList},
+	{"answers-10k", caseAnswers10k},
+	{"face-invoke", caseFaceInvoke},
+	{"face-start", caseFaceStart},
 }
 
 // timed returns a side that runs s (made afresh by mk, outside the timing) and checks its

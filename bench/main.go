@@ -23,7 +23,7 @@ func main() {
 }
 
 type options struct {
-	bin    string // directory of spear-shell and spear-shell-schema
+	bin    string // directory of spear-shell, spear-shell-schema and spear-mcp
 	runs   int    // runs per side; 0 means each case's default
 	filter *regexp.Regexp
 	noFail bool
@@ -37,7 +37,7 @@ type options struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	bin := fs.String("bin", "bin", "directory holding spear-shell and spear-shell-schema")
+	bin := fs.String("bin", "bin", "directory holding spear-shell, spear-shell-schema and spear-mcp")
 	runs := fs.Int("n", 0, "runs per side for every case (0: each case's default, sized for about 4 minutes in all)")
 	filter := fs.String("run", "", "only the cases whose id matches this regexp (ids: "+strings.Join(caseIDs(), ", ")+")")
 	noFail := fs.Bool("no-fail", false, "report failed targets without a non-zero exit")
@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: -bin: %v\n", err)
 		return 2
 	}
-	for _, name := range []string{"spear-shell", "spear-shell-schema"} {
+	for _, name := range binaries {
 		if _, err := os.Stat(filepath.Join(o.bin, name)); err != nil {
 			fmt.Fprintf(stderr, "bench: %v (run make build first)\n", err)
 			return 2
@@ -112,6 +112,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// binaries are the product's programs the driver measures (make build builds them all in -bin).
+var binaries = []string{"spear-shell", "spear-shell-schema", "spear-mcp"}
 
 func caseIDs() []string {
 	ids := make([]string, len(cases))

@@ -17,7 +17,8 @@ import (
 )
 
 // helpers are the programs under bench/ that the cases run.
-var helpers = []string{"bareclient", "bwraprec", "execbash", "execbwrap", "forkbwrap", "gostart", "mcpclient", "pipebash", "sdkclient", "slowprovider"}
+var helpers = []string{"bareclient", "bwraprec", "execbash", "execbwrap", "faceclient", "forkbwrap", "fwdserver", "gostart",
+	"listserver", "mcpclient", "pipebash", "sdkclient", "slowprovider"}
 
 // world is the scratch directory every case works in: the helpers built once, one
 // workspace (the registered project's root) and one SPEAR_HOME per configuration.
@@ -27,6 +28,7 @@ type world struct {
 	tools   string // built helpers
 	ws      string // the workspace and project root
 	spear   string // bin/spear-shell
+	face    string // bin/spear-mcp, beside it
 	baseEnv []string
 	homes   int
 	goTool  string
@@ -119,9 +121,19 @@ func (w *world) logf(format string, args ...any) {
 
 // provider is one capabilities.json entry served by slowprovider.
 type provider struct {
-	id     string
-	initMS int
-	tools  int
+	id      string
+	initMS  int
+	tools   int
+	catalog bool // slowprovider -catalog: the tools after echo are bench/internal/catalog's
+}
+
+// command is the provider's argv.
+func (p provider) command(w *world) []string {
+	argv := []string{w.tool("slowprovider"), "-init-ms", strconv.Itoa(p.initMS), "-tools", strconv.Itoa(p.tools)}
+	if p.catalog {
+		argv = append(argv, "-catalog")
+	}
+	return argv
 }
 
 // home is one SPEAR_HOME with its own runtime directory, audit file and manifest.
@@ -153,7 +165,7 @@ func (w *world) newHome(name string, provs []provider, isolation string) (*home,
 	for _, p := range provs {
 		entries = append(entries, map[string]any{
 			"id":      p.id,
-			"command": []string{w.tool("slowprovider"), "-init-ms", strconv.Itoa(p.initMS), "-tools", strconv.Itoa(p.tools)},
+			"command": p.command(w),
 			"scope":   "global",
 			"read":    []string{"echo"},
 		})
@@ -321,7 +333,7 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, " / ")
 }
 
-// install copies spear-shell and spear-shell-schema from -bin into the scratch directory, side
+// install copies spear-shell, spear-shell-schema and spear-mcp from -bin into the scratch directory, side
 // by side, and measures those copies: a deployment installs the binaries by copying them, and a
 // binary as the Go linker leaves it (written through a memory map) starts measurably slower
 // from the page cache than a copy with the same bytes (spear-shell -c true: about 0.1 ms, a
@@ -331,12 +343,12 @@ func (w *world) install() error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
-	for _, name := range []string{"spear-shell", "spear-shell-schema"} {
+	for _, name := range binaries {
 		if err := copyExecutable(filepath.Join(w.o.bin, name), filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("install: %w", err)
 		}
 	}
-	w.spear = filepath.Join(dir, "spear-shell")
+	w.spear, w.face = filepath.Join(dir, "spear-shell"), filepath.Join(dir, "spear-mcp")
 	return nil
 }
 

@@ -1,7 +1,10 @@
 // Command slowprovider is the MCP server the benchmarks run on both sides: it speaks
 // protocol 2025-06-18 over stdio, sleeps -init-ms before answering initialize, and serves
 // -tools tools: "echo" (READ in the benchmark's configuration) and t0001, t0002, ... with
-// realistic descriptions and schemas.
+// realistic descriptions and schemas. With -catalog the tools after echo are those of
+// bench/internal/catalog instead (github_create_ticket, ...: names, descriptions and argument
+// names a search can tell apart; the t0001 family all says the same words), as many as -tools
+// asks for, at most catalog.Size+1 with echo.
 //
 // It is written by hand rather than with the go-sdk so that its own cost is small and the
 // same for every client measured against it: the tools' JSON is built by appending bytes (no
@@ -21,14 +24,20 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/spear-shell/spear-shell/bench/internal/catalog"
 )
 
 func main() {
 	initMS := flag.Int("init-ms", 0, "milliseconds to sleep before answering initialize")
 	tools := flag.Int("tools", 1, "number of tools served (echo first); 0 serves none")
 	page := flag.Int("page", 0, "tools per tools/list page; 0 means all in one page")
+	cat := flag.Bool("catalog", false, "serve bench/internal/catalog's tools after echo instead of t0001...")
 	flag.Parse()
-	s := &server{initDelay: time.Duration(*initMS) * time.Millisecond, page: *page, ntools: max(*tools, 0)}
+	s := &server{initDelay: time.Duration(*initMS) * time.Millisecond, page: *page, ntools: max(*tools, 0), catalog: *cat}
+	if s.catalog {
+		s.ntools = min(s.ntools, catalog.Size+1)
+	}
 	if err := s.serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "slowprovider: %v\n", err)
 		os.Exit(1)
@@ -39,6 +48,7 @@ type server struct {
 	initDelay time.Duration
 	page      int
 	ntools    int
+	catalog   bool           // the tools after echo are catalog.Tools()
 	tools     [][]byte       // each tool's JSON, built at the first tools/list
 	pages     map[int][]byte // a tools/list result by its first tool, encoded once
 }
@@ -79,6 +89,10 @@ func (s *server) buildTools() {
 	if s.tools != nil || s.ntools == 0 {
 		return
 	}
+	if s.catalog {
+		s.buildCatalog()
+		return
+	}
 	// One buffer for all the tools: each tool is a slice of it.
 	all := make([]byte, 0, len(echoTool)+s.ntools*400)
 	all = append(all, echoTool...)
@@ -94,6 +108,37 @@ func (s *server) buildTools() {
 		s.tools[i] = all[start:end:end]
 		start = end
 	}
+}
+
+// buildCatalog makes echo and the first ntools-1 tools of the catalog, each encoded once by
+// encoding/json (keys sorted): name, description, and an inputSchema whose properties carry the
+// argument's type and description, with the catalog's required arguments.
+func (s *server) buildCatalog() {
+	s.tools = make([][]byte, 0, s.ntools)
+	s.tools = append(s.tools, []byte(echoTool))
+	for _, t := range catalog.Tools()[:s.ntools-1] {
+		s.tools = append(s.tools, catalogTool(t))
+	}
+}
+
+func catalogTool(t catalog.Tool) []byte {
+	props := make(map[string]any, len(t.Args))
+	for _, a := range t.Args {
+		p := map[string]any{"type": a.Type, "description": a.Description}
+		if a.Type == "array" {
+			p["items"] = map[string]any{"type": "string"}
+		}
+		props[a.Name] = p
+	}
+	b, err := json.Marshal(map[string]any{
+		"name":        t.Name,
+		"description": t.Description,
+		"inputSchema": map[string]any{"type": "object", "properties": props, "required": t.Required},
+	})
+	if err != nil {
+		panic(err) // maps of strings: cannot fail
+	}
+	return b
 }
 
 func (s *server) serve(in io.Reader, out io.Writer) error {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/spear-shell/spear-shell/bench/internal/catalog"
 )
 
 // marshalTool is how the tools were built before they were written by hand: the encoding
@@ -112,6 +114,53 @@ func TestList(t *testing.T) {
 		}
 		if k != 4 {
 			t.Errorf("tools %d page %d: %d answers, want 4", tc.tools, tc.page, k)
+		}
+	}
+}
+
+// -catalog serves echo, then the catalog's tools in its order, each with its arguments' types and
+// descriptions and its required arguments; -tools bounds it.
+func TestCatalog(t *testing.T) {
+	for _, n := range []int{1, 10, catalog.Size + 1, catalog.Size + 5} {
+		s := &server{ntools: min(n, catalog.Size+1), catalog: true}
+		var out bytes.Buffer
+		if err := s.serve(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"), &out); err != nil {
+			t.Fatal(err)
+		}
+		var resp struct {
+			Result struct {
+				Tools []struct {
+					Name        string
+					Description string
+					InputSchema struct {
+						Type       string
+						Properties map[string]struct{ Type, Description string }
+						Required   []string
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
+			t.Fatalf("tools %d: %v: %.200s", n, err, out.Bytes())
+		}
+		got := resp.Result.Tools
+		if want := min(n, catalog.Size+1); len(got) != want {
+			t.Fatalf("tools %d: listed %d, want %d", n, len(got), want)
+		}
+		if got[0].Name != "echo" {
+			t.Errorf("tools %d: first is %q, want echo", n, got[0].Name)
+		}
+		for i, c := range catalog.Tools()[:len(got)-1] {
+			g := got[i+1]
+			if g.Name != c.Name || g.Description != c.Description || g.InputSchema.Type != "object" ||
+				len(g.InputSchema.Properties) != len(c.Args) || fmt.Sprint(g.InputSchema.Required) != fmt.Sprint(c.Required) {
+				t.Fatalf("tools %d: tool %d is %+v, want %+v", n, i+1, g, c)
+			}
+			for _, a := range c.Args {
+				if p := g.InputSchema.Properties[a.Name]; p.Type != a.Type || p.Description != a.Description {
+					t.Fatalf("tools %d: %s.%s is %+v, want %+v", n, c.Name, a.Name, p, a)
+				}
+			}
 		}
 	}
 }

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spear-shell/spear-shell/bench/internal/catalog"
+)
+
+// The family rows (issue 21, SPEC 13 Targets): a fixed family of 10,000 capabilities from one
+// warm provider (slowprovider -catalog: echo and bench/internal/catalog's 9,999 tools), answered
+// by spear-shell's -c processes and by the MCP face (spear-mcp), with the turn's keeper.
+
+// familyQuery is the search of these rows: one of testdata/search/queries.json's labelled
+// queries (its target, bench/jira_delete_ticket, ranks first).
+const familyQuery = "erase a bug report from the Atlassian agile tracker for good"
+
+// familyHome is a home with a keeper (keep_providers 300) whose one provider, bench, serves echo
+// and the first n-1 tools of the catalog; its current turn is warm: one listing, one search and
+// a describe of bench/echo have been answered (the keeper runs the provider, the family is
+// selected, the search index built), untimed.
+func (w *world) familyHome(ctx context.Context, name string, n int) (*home, error) {
+	h, err := w.keeperHome(name, []provider{{id: "bench", tools: n, catalog: true}})
+	if err != nil {
+		return nil, err
+	}
+	return h, h.warm(ctx)
+}
+
+// warm answers a listing, a search and a describe of bench/echo in h's current turn, untimed.
+func (h *home) warm(ctx context.Context) error {
+	for _, line := range []string{"spear-capability list", "spear-capability search " + familyQuery,
+		"spear-capability describe bench/echo"} {
+		if _, err := h.w.run(ctx, h.c(line)); err != nil {
+			return fmt.Errorf("warm %s: %w", h.name, err)
+		}
+	}
+	return nil
+}
+
+// c is spear-shell -c line in h.
+func (h *home) c(line string) spec {
+	return spec{argv: []string{h.w.spear, "-c", line}, env: h.env}
+}
+
+// listed checks a listing of the catalog's family of n: its last capability (the index is
+// sorted by id; the stdout kept is the last MiB) and a line per capability.
+func listed(n int) func(outcome) error {
+	last := "echo"
+	for _, t := range catalog.Tools()[:n-1] {
+		last = max(last, t.Name)
+	}
+	has := contains("bench/" + last + " ")
+	return func(o outcome) error {
+		if err := has(o); err != nil {
+			return err
+		}
+		if lines := bytes.Count([]byte(o.stdout.String()), []byte("\nbench/")); o.stdout.n < int64(n)*50 || (o.stdout.n < 1<<20 && lines < n-1) {
+			return fmt.Errorf("listing of %d bytes (%d lines of bench/) for a family of %d", o.stdout.n, lines, n)
+		}
+		return nil
+	}
+}
+
+// searched checks a search page over a family of n.
+func searched(n int) func(outcome) error {
+	return contains("bench/", "admitted: "+strconv.Itoa(n)+"\n")
+}
+
+func caseFirstSearch(ctx context.Context, w *world) []row {
+	const (
+		name, target = "first search of a turn (builds the index) vs its first list, 10,000 capabilities", "ratio <= 1.25"
+		coldName     = "the same with keep_providers 0 (no keeper: the -c process runs the provider)"
+	)
+	fail := func(err error) []row { return []row{failed(name, target, err), failed(coldName, "reported", err)} }
+	provs := []provider{{id: "bench", tools: 10000, catalog: true}}
+	kept, err := w.keeperHome("first-search", provs)
+	if err != nil {
+		return fail(err)
+	}
+	defer kept.endTurn()
+	bare, err := w.newHome("first-search-nokeeper", provs, "none")
+	if err != nil {
+		return fail(err)
+	}
+	search, list := "spear-capability search "+familyQuery, "spear-capability list"
+	got, err := alternate(ctx, w.runs(11),
+		timed(w, inTurn(kept, kept.c(search)), searched(10000)),
+		timed(w, inTurn(kept, kept.c(list)), listed(10000)),
+		timed(w, inTurn(bare, bare.c(search)), searched(10000)),
+		timed(w, inTurn(bare, bare.c(list)), listed(10000)),
+	)
+	if err != nil {
+		return fail(err)
+	}
+	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.25),
+		judge(coldName, median(got[2]), median(got[3]), "ms", 0)}
+}
+
+func caseSearchList(ctx context.Context, w *world) []row {
+	const name, target = "-c search vs -c list, later answers of a turn, 10,000 capabilities, keeper warm", "ratio <= 0.50"
+	h, err := w.familyHome(ctx, "search-list", 10000)
+	if err != nil {
+		return []row{failed(name, target, err)}
+	}
+	defer h.endTurn()
+	got, err := alternate(ctx, w.runs(21),
+		timed(w, fixed(h.c("spear-capability search "+familyQuery)), searched(10000)),
+		timed(w, fixed(h.c("spear-capability list")), listed(10000)),
+	)
+	return []row{judged(name, target, got, err, 0.50)}
+}
+
+func caseAnswers10k(ctx context.Context, w *world) []row {
+	const target = "ratio <= 1.50"
+	verbs := []struct {
+		name, line string
+		check      func(n int) func(outcome) error
+	}{
+		{"-c describe of one capability, 10,000 vs 10 capabilities, keeper warm",
+			"spear-capability describe bench/github_get_ticket",
+			func(int) func(outcome) error { return contains("bench/github_get_ticket", "description:") }},
+		{"-c invoke of one capability (echo), 10,000 vs 10 capabilities, keeper warm",
+			invokeLine("bench/echo", "found"),
+			func(int) func(outcome) error { return contains("found") }},
+		{"-c search, 10,000 vs 10 capabilities, keeper warm",
+			"spear-capability search " + familyQuery,
+			searched},
+	}
+	fail := func(err error) []row {
+		var rows []row
+		for _, v := range verbs {
+			rows = append(rows, failed(v.name, target, err))
+		}
+		return rows
+	}
+	big, err := w.familyHome(ctx, "answers-10k", 10000)
+	if err != nil {
+		return fail(err)
+	}
+	defer big.endTurn()
+	small, err := w.familyHome(ctx, "answers-10", 10)
+	if err != nil {
+		return fail(err)
+	}
+	defer small.endTurn()
+	var rows []row
+	for _, v := range verbs {
+		got, err := alternate(ctx, w.runs(21),
+			timed(w, fixed(big.c(v.line)), v.check(10000)),
+			timed(w, fixed(small.c(v.line)), v.check(10)),
+		)
+		rows = append(rows, judged(v.name, target, got, err, 1.50))
+	}
+	return rows
+}
+
+// faceRuns runs faceclient with plan p (in h's environment) runs times, after one untimed
+// run, and returns per side the median of each run's per-call (or per-start) times, in ms.
+func faceRuns(ctx context.Context, w *world, h *home, runs int, p map[string]any) ([][]float64, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	var got [][]float64
+	for i := -1; i < runs; i++ {
+		o, err := w.run(ctx, spec{argv: []string{w.tool("faceclient"), string(b)}, env: h.env})
+		if err != nil {
+			return nil, err
+		}
+		lines := strings.Split(strings.TrimSpace(o.stdout.String()), "\n")
+		if got == nil {
+			got = make([][]float64, len(lines))
+		}
+		if len(lines) != len(got) {
+			return nil, fmt.Errorf("faceclient printed %d sides, want %d", len(lines), len(got))
+		}
+		for k, line := range lines {
+			f := strings.Fields(line)
+			if len(f) < 3 || f[0] != "side" || f[1] != strconv.Itoa(k) {
+				return nil, fmt.Errorf("faceclient printed %q", line)
+			}
+			per := make([]float64, 0, len(f)-2)
+			for _, v := range f[2:] {
+				ns, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("faceclient printed %q", line)
+				}
+				per = append(per, float64(ns)/1e6)
+			}
+			if i >= 0 {
+				got[k] = append(got[k], median(per))
+			}
+		}
+	}
+	return got, nil
+}
+
+// echoCall is the face's invoke of bench/echo.
+func echoCall(msg string) map[string]any {
+	return map[string]any{"Tool": "spear_invoke", "Args": map[string]any{"id": "bench/echo", "arguments": map[string]any{"message": msg}}, "Want": msg}
+}
+
+func caseFaceSearch(ctx context.Context, w *world) []row {
+	const (
+		name, target = "spear_search vs spear_invoke of echo, one warm spear-mcp session, 10,000 capabilities (per call)", "ratio <= 1.00"
+		smallName    = "that spear_search vs spear_invoke of echo in a family of 10 (another warm spear-mcp session)"
+	)
+	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
+	h, err := w.familyHome(ctx, "face-search", 10000)
+	if err != nil {
+		return fail(err)
+	}
+	defer h.endTurn()
+	small, err := w.familyHome(ctx, "face-search-10", 10)
+	if err != nil {
+		return fail(err)
+	}
+	defer small.endTurn()
+	describe := map[string]any{"Tool": "spear_describe", "Args": map[string]any{"ids": []string{"bench/echo"}}, "Want": "bench/echo"}
+	smallEcho := echoCall("found")
+	smallEcho["Server"] = 1
+	const calls = 40
+	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
+		"Servers": [][]string{{w.face}, {w.face}},
+		"Env":     [][]string{h.env, small.env},
+		"Setup":   []any{describe, map[string]any{"Server": 1, "Tool": "spear_describe", "Args": describe["Args"], "Want": "bench/echo"}},
+		"Sides": []any{
+			map[string]any{"Tool": "spear_search", "Args": map[string]any{"query": familyQuery}, "Want": `"admitted":10000`},
+			echoCall("found"),
+			smallEcho,
+		},
+		"Calls": calls,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	r := judge(name, median(got[0]), median(got[1]), "ms", 1.00)
+	r.note = fmt.Sprintf("%s: median of %d faceclient runs' medians, %d calls of each side alternated per run", name, len(got[0]), calls)
+	return []row{r, judge(smallName, median(got[0]), median(got[2]), "ms", 0)}
+}
+
+func caseFaceInvoke(ctx context.Context, w *world) []row {
+	const (
+		name, target = "spear_invoke of echo through spear-mcp vs a go-sdk server forwarding it, same warm provider (per call)", "ratio <= 1.25"
+		smallName    = "the same in a family of 10 (another warm spear-mcp session) vs that forwarding server"
+	)
+	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
+	h, err := w.familyHome(ctx, "face-invoke", 10000)
+	if err != nil {
+		return fail(err)
+	}
+	defer h.endTurn()
+	small, err := w.familyHome(ctx, "face-invoke-10", 10)
+	if err != nil {
+		return fail(err)
+	}
+	defer small.endTurn()
+	fwd := append([]string{w.tool("fwdserver"), "--"}, provider{tools: 10000, catalog: true}.command(w)...)
+	describe := func(server int) map[string]any {
+		return map[string]any{"Server": server, "Tool": "spear_describe", "Args": map[string]any{"ids": []string{"bench/echo"}}, "Want": "bench/echo"}
+	}
+	smallEcho := echoCall("found")
+	smallEcho["Server"] = 2
+	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
+		"Servers": [][]string{{w.face}, fwd, {w.face}},
+		"Env":     [][]string{h.env, h.env, small.env},
+		"Setup":   []any{describe(0), describe(2)},
+		"Sides": []any{
+			echoCall("found"),
+			map[string]any{"Server": 1, "Tool": "echo", "Args": map[string]any{"message": "found"}, "Want": "found"},
+			smallEcho,
+		},
+		"Calls": 40,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.25), judge(smallName, median(got[2]), median(got[1]), "ms", 0)}
+}
+
+func caseFaceStart(ctx context.Context, w *world) []row {
+	const (
+		name, target = "spear-mcp start to first tools/list, keeper warm, 10,000 capabilities vs a go-sdk server listing as many from memory", "ratio <= 1.50"
+		smallName    = "the same in a family of 10 (also an index: the five tools) vs that server"
+	)
+	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
+	h, err := w.familyHome(ctx, "face-start", 10000)
+	if err != nil {
+		return fail(err)
+	}
+	defer h.endTurn()
+	small, err := w.familyHome(ctx, "face-start-10", 10)
+	if err != nil {
+		return fail(err)
+	}
+	defer small.endTurn()
+	tools := filepath.Join(w.root, "face-tools.json")
+	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
+		"Servers":   [][]string{{w.face}, {w.tool("listserver"), "-tools", tools}, {w.face}},
+		"Env":       [][]string{h.env, h.env, small.env},
+		"Start":     true,
+		"Rounds":    10,
+		"WantTools": 5, // index families: the face's five tools
+		"DumpTools": tools,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.50), judge(smallName, median(got[2]), median(got[1]), "ms", 0)}
+}
