@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spear-shell/spear-shell/audit"
@@ -114,15 +113,15 @@ func (t *Turn) describe(ctx context.Context, a *answer, targets []string) string
 	}
 	e := t.env
 	only := map[string][]string{}
+	asked := map[string]bool{}
 	var ids []string
 	for _, tg := range targets {
-		if id, name, ok := strings.Cut(tg, "/"); ok && e.provs[id] != nil {
+		if id, name, ok := strings.Cut(tg, "/"); ok && e.provs[id] != nil && !asked[tg] {
+			asked[tg] = true
 			if _, seen := only[id]; !seen {
 				ids = append(ids, id)
 			}
-			if !slices.Contains(only[id], name) {
-				only[id] = append(only[id], name)
-			}
+			only[id] = append(only[id], name)
 		}
 	}
 	if !t.family(ctx, a, ids, only) {
