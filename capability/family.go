@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
@@ -41,6 +42,11 @@ type prov struct {
 
 	unusable []rejectedTool // listed but left out, that this offer may tell of (unusable.go)
 	listedAt time.Time      // when the tools were last listed (relist.go)
+
+	// partial: tools, byName and unusable hold only the names in fetched, as the keeper's last
+	// listing holds them (providers.Definer), not the whole listing.
+	partial bool
+	fetched map[string]bool
 }
 
 // tool is one capability: a provider's tool whose definition passed the checks.
@@ -135,6 +141,28 @@ func judgeTools(p *policy.Provider, readOnly bool, list []mcpstdio.Tool) (kept [
 	for _, t := range list {
 		count[t.Name]++
 	}
+	return judgeListed(p, readOnly, list, count)
+}
+
+// judgeDefinitions judges the tools of a listing that an answer asked for by name
+// (providers.Definer), exactly as judgeTools judges them in the whole listing: a name the
+// listing carries more than once is rejected as a duplicate on the listing's count.
+func judgeDefinitions(p *policy.Provider, readOnly bool, defs []providers.Definition) (kept []*tool, rejected []rejectedTool) {
+	list := make([]mcpstdio.Tool, 0, len(defs))
+	count := make(map[string]int, len(defs))
+	for _, d := range defs {
+		if d.Tool == nil || count[d.Tool.Name] > 0 {
+			continue // not listed, or asked twice
+		}
+		list = append(list, *d.Tool)
+		count[d.Tool.Name] = d.Count
+	}
+	return judgeListed(p, readOnly, list, count)
+}
+
+// judgeListed judges list, where count says how many times the provider's listing holds each
+// name.
+func judgeListed(p *policy.Provider, readOnly bool, list []mcpstdio.Tool, count map[string]int) (kept []*tool, rejected []rejectedTool) {
 	all := make([]tool, 0, len(list)) // one allocation for the provider's tools
 	var scratch []byte
 	for _, t := range list {
@@ -196,23 +224,25 @@ func showMode(tools []*tool) string {
 
 // family makes sure the family is selected in this turn and that the providers in need are
 // up and freshly listed. The first need of the turn starts every offered provider; a later
-// process (the family already selected) starts only what it needs. It returns false when ctx
-// ended (interrupted).
-func (t *Turn) family(ctx context.Context, a *answer, need []string) bool {
+// process (the family already selected) starts only what it needs. only, when not nil, names
+// the tools the answer needs of each provider in need (describe, invoke, preflight): a provider
+// kept by the turn's keeper is then asked for just those (fetch), not its whole listing. It
+// returns false when ctx ended (interrupted).
+func (t *Turn) family(ctx context.Context, a *answer, need []string, only map[string][]string) bool {
 	e := t.env
 	if !e.familyKnown {
 		if content, ok, err := e.State.Read(providers.FamilyFact); err == nil && ok {
 			e.mode = modeOf(content)
 			e.familyKnown = true
 		} else {
-			if !t.ensure(ctx, a, e.order) {
+			if !t.ensure(ctx, a, e.order, nil) {
 				return false
 			}
 			t.selectFamily()
 			return true
 		}
 	}
-	return t.ensure(ctx, a, need)
+	return t.ensure(ctx, a, need, only)
 }
 
 func modeOf(b []byte) string {
@@ -279,11 +309,14 @@ type startResult struct {
 	kept     []*tool
 	rejected []rejectedTool
 	byName   map[string]*tool
+
+	fetched map[string]bool // not nil: only these names were asked (and judged) of the listing
+	began   time.Time
 }
 
 // ensure starts (or re-lists) the providers in ids that this answer needs, in parallel, each
-// bounded by its timeout. It returns false when ctx ended.
-func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
+// bounded by its timeout; only is family's. It returns false when ctx ended.
+func (t *Turn) ensure(ctx context.Context, a *answer, ids []string, only map[string][]string) bool {
 	e := t.env
 	var todo []*prov
 	for _, id := range ids {
@@ -303,7 +336,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 		// A running provider is listed again only when its listing is stale (relist.go): a
 		// session's answers mostly cost one round trip each, and a changed definition still
 		// meets its pin.
-		if p.client != nil && !t.stale(p) {
+		if p.client != nil && !t.stale(p) && p.holds(only[id], only != nil) {
 			continue
 		}
 		todo = append(todo, p)
@@ -323,7 +356,11 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 				results[i] = <-early
 				return
 			}
-			results[i] = startAndList(ctx, e, p, listOnly)
+			var names []string
+			if only != nil {
+				names = only[p.cfg.ID]
+			}
+			results[i] = startAndFetch(ctx, e, p, listOnly, names)
 		}()
 	}
 	wg.Wait()
@@ -343,6 +380,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 		p.tools, p.byName = r.kept, r.byName
 		p.unusable = visibleRejected(p, r.rejected)
 		p.listedSeq, p.listedAt = t.seq, t.now()
+		p.partial, p.fetched = r.fetched != nil, r.fetched
 		for _, rj := range r.rejected {
 			sum := sha256.Sum256([]byte(rj.name + "\x00" + rj.reason))
 			if e.State.Once("tool_rejected@" + p.cfg.ID + "@" + hex.EncodeToString(sum[:8])) {
@@ -356,25 +394,91 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string) bool {
 
 func boundName(s string) string { return shown(s, nameMax) }
 
+// holds reports whether what this process knows of p's listing covers an answer's need: the
+// whole listing, or (some true) the names in names.
+func (p *prov) holds(names []string, some bool) bool {
+	if !p.partial {
+		return true
+	}
+	if !some {
+		return false
+	}
+	for _, n := range names {
+		if !p.fetched[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// startAndFetch is startAndList for an answer that needs only the tools in names (when not
+// nil): a provider the turn's keeper runs is asked for just those, as its last listing holds
+// them, and they alone are judged. A provider this process runs itself, too many names, or a
+// keeper gone under the request: the whole listing, as startAndList.
+func startAndFetch(ctx context.Context, e *turnEnv, p *prov, listOnly bool, names []string) startResult {
+	if names == nil || listOnly || len(names) > keeper.MaxNames {
+		return startAndList(ctx, e, p, listOnly)
+	}
+	r := startOnce(ctx, e, p, false)
+	if r.err != nil {
+		return r
+	}
+	d, ok := r.client.(providers.Definer)
+	if !ok {
+		return listStarted(ctx, e, p, r, false)
+	}
+	lctx, cancel := context.WithTimeout(ctx, providers.Timeout(p.cfg))
+	defs, _, err := d.Definitions(lctx, names)
+	cancel()
+	if errors.Is(err, keeper.ErrLost) {
+		return listStarted(ctx, e, p, r, false) // listTools starts the provider here
+	}
+	r.took = time.Since(r.began)
+	if err != nil {
+		r.stage, r.err = "list", err
+		return r
+	}
+	r.kept, r.rejected = judgeDefinitions(p.cfg, p.readOnly, defs)
+	r.index(p)
+	r.fetched = make(map[string]bool, len(names))
+	for _, n := range names {
+		r.fetched[n] = true
+	}
+	return r
+}
+
 // startAndList starts p unless it runs, and lists its tools; with stopListed it then stops
 // it (in the background), for an answer that only lists.
 func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) startResult {
-	began := time.Now()
-	r := startResult{client: p.client}
+	r := startOnce(ctx, e, p, stopListed)
+	if r.err != nil {
+		return r
+	}
+	return listStarted(ctx, e, p, r, stopListed)
+}
+
+// startOnce starts p unless it runs (r.client, or r.err at r.stage).
+func startOnce(ctx context.Context, e *turnEnv, p *prov, stopListed bool) startResult {
+	r := startResult{client: p.client, began: time.Now()}
 	if r.client == nil {
 		if err := e.TrustProvider(p.cfg); err != nil {
-			r.stage, r.err, r.took = "trust", err, time.Since(began)
+			r.stage, r.err, r.took = "trust", err, time.Since(r.began)
 			return r
 		}
 		c, err := e.startProvider(ctx, p, stopListed)
 		if err != nil {
-			r.stage, r.err, r.took = "start", err, time.Since(began)
+			r.stage, r.err, r.took = "start", err, time.Since(r.began)
 			return r
 		}
 		r.client = c
 	}
+	return r
+}
+
+// listStarted lists the tools of p, started as r says, and judges them.
+func listStarted(ctx context.Context, e *turnEnv, p *prov, r startResult, stopListed bool) startResult {
 	c, tools, err := e.listTools(ctx, p, r.client)
-	r.client, r.tools, r.took = c, tools, time.Since(began)
+	r.client, r.tools, r.took = c, tools, time.Since(r.began)
 	if err != nil {
 		r.stage, r.err = "list", err
 		return r
@@ -384,12 +488,17 @@ func startAndList(ctx context.Context, e *turnEnv, p *prov, stopListed bool) sta
 		r.client = nil
 	}
 	r.kept, r.rejected = judgeTools(p.cfg, p.readOnly, tools)
+	r.index(p)
+	return r
+}
+
+// index makes r.byName of r.kept, the tools being p's.
+func (r *startResult) index(p *prov) {
 	r.byName = make(map[string]*tool, len(r.kept))
 	for _, tl := range r.kept {
 		tl.prov = p
 		r.byName[tl.name] = tl
 	}
-	return r
 }
 
 // markDown leaves a provider out for the rest of the turn: recorded, kept in the state so

@@ -3,12 +3,19 @@ package capability
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // sizedTools returns n READ tools whose description bytes plus compact inputSchema bytes
@@ -273,5 +280,67 @@ func TestContextStopsProvidersOnceListed(t *testing.T) {
 	}
 	if _, err := os.Stat(eof); err == nil {
 		t.Error("the provider an invoke started was stopped after listing")
+	}
+}
+
+// judgeDefinitions (a kept provider's tools asked by name) judges each tool exactly as
+// judgeTools judges it within the whole listing: the same kept definition and hash, the same
+// rejection and reason, the same WRITE tools hidden from a read-only offer.
+func TestJudgeDefinitionsAsTheWholeListing(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	list := []mcpstdio.Tool{
+		{Name: "echo", Description: "Echo.", InputSchema: json.RawMessage(`{ "type": "object" }`)},
+		{Name: "dup", Description: "One.", InputSchema: obj},
+		{Name: "dup", Description: "Two.", InputSchema: obj},
+		{Name: "bad name", InputSchema: obj},
+		{Name: "", InputSchema: obj},
+		{Name: "noobj", InputSchema: json.RawMessage(`[]`)},
+		{Name: "badout", InputSchema: obj, OutputSchema: json.RawMessage(`"x"`)},
+		{Name: "nullout", InputSchema: obj, OutputSchema: json.RawMessage(`null`)},
+		{Name: "out", InputSchema: obj, OutputSchema: json.RawMessage(`{"type": "object"}`)},
+		{Name: "put", Description: "Writes.", InputSchema: obj},
+	}
+	count := map[string]int{}
+	for _, tl := range list {
+		count[tl.Name]++
+	}
+	cfg := &policy.Provider{ID: "p", Read: []string{"echo", "dup", "bad name", "noobj", "badout", "nullout", "out"}}
+	for _, readOnly := range []bool{false, true} {
+		kept, rejected := judgeTools(cfg, readOnly, list)
+		for _, name := range []string{"echo", "dup", "bad name", "", "noobj", "badout", "nullout", "out", "put", "missing"} {
+			var defs []providers.Definition
+			def := providers.Definition{Name: name, Count: count[name]}
+			for i := range list {
+				if list[i].Name == name {
+					def.Tool = &list[i]
+					break
+				}
+			}
+			defs = append(defs, def, def) // a name asked twice is judged once
+			k, r := judgeDefinitions(cfg, readOnly, defs)
+			var wantK []tool
+			for _, tl := range kept {
+				if tl.name == name {
+					wantK = append(wantK, *tl)
+				}
+			}
+			wantR := map[rejectedTool]bool{}
+			for _, rj := range rejected {
+				if rj.name == name {
+					wantR[rj] = true
+				}
+			}
+			var gotK []tool
+			for _, tl := range k {
+				gotK = append(gotK, *tl)
+			}
+			gotR := map[rejectedTool]bool{}
+			for _, rj := range r {
+				gotR[rj] = true
+			}
+			if !reflect.DeepEqual(gotK, wantK) || !maps.Equal(gotR, wantR) {
+				t.Errorf("readOnly %v, %q: kept %+v rejected %v; the whole listing: kept %+v rejected %v", readOnly, name, gotK, gotR, wantK, wantR)
+			}
+		}
 	}
 }

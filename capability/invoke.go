@@ -79,11 +79,11 @@ func (t *Turn) checkInvoke(ctx context.Context, a *answer, target, arguments str
 		}
 		return nil, nil, "", a.refuseEv(ev)
 	}
-	id, _, _ := strings.Cut(target, "/")
+	id, name, _ := strings.Cut(target, "/")
 	if e.provs[id] == nil {
 		return refuse(CodeUnknown, boundName(target)+": no such capability is offered to this turn", nil)
 	}
-	if !t.family(ctx, a, []string{id}) {
+	if !t.family(ctx, a, []string{id}, map[string][]string{id: {name}}) {
 		return nil, nil, "", t.interrupted(a, target, "")
 	}
 	tl, code, reason := t.lookup(target)

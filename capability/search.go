@@ -124,7 +124,7 @@ func (t *Turn) familyIndex(ctx context.Context, a *answer) (*familyIndex, string
 			}
 		}
 	}
-	if !t.family(ctx, a, e.order) {
+	if !t.family(ctx, a, e.order, nil) {
 		return nil, t.interrupted(a, "", "")
 	}
 	fi := e.buildFamilyIndex()

@@ -39,7 +39,7 @@ func (t *Turn) list(ctx context.Context, a *answer, via string) string {
 		return code
 	}
 	e := t.env
-	if !t.family(ctx, a, e.order) {
+	if !t.family(ctx, a, e.order, nil) {
 		return t.interrupted(a, "", "")
 	}
 	tools := e.visible()
@@ -112,15 +112,19 @@ func (t *Turn) describe(ctx context.Context, a *answer, targets []string) string
 		return code
 	}
 	e := t.env
-	need := map[string]bool{}
+	only := map[string][]string{}
+	asked := map[string]bool{}
 	var ids []string
 	for _, tg := range targets {
-		if id, _, ok := strings.Cut(tg, "/"); ok && e.provs[id] != nil && !need[id] {
-			need[id] = true
-			ids = append(ids, id)
+		if id, name, ok := strings.Cut(tg, "/"); ok && e.provs[id] != nil && !asked[tg] {
+			asked[tg] = true
+			if _, seen := only[id]; !seen {
+				ids = append(ids, id)
+			}
+			only[id] = append(only[id], name)
 		}
 	}
-	if !t.family(ctx, a, ids) {
+	if !t.family(ctx, a, ids, only) {
 		return t.interrupted(a, "", "")
 	}
 	worst := ""

@@ -229,6 +229,24 @@ func (kp *keptProvider) ListTools(ctx context.Context) ([]mcpstdio.Tool, error) 
 	return fromWireTools(rep.Tools), nil
 }
 
+// Definitions asks the keeper for the named tools as the provider's last listing holds them
+// (the tools request): one round trip, whatever the listing's size.
+func (kp *keptProvider) Definitions(ctx context.Context, names []string) ([]providers.Definition, providers.Listing, error) {
+	rep, err := kp.roundTrip(ctx, mcpstdio.StageList, request{Op: opTools, Names: names})
+	if err != nil {
+		return nil, providers.Listing{}, err
+	}
+	if len(rep.Defs) != len(names) {
+		return nil, providers.Listing{}, kp.lost(mcpstdio.StageList, fmt.Errorf("%d definitions for %d names", len(rep.Defs), len(names)))
+	}
+	for i, d := range rep.Defs {
+		if d.Name != names[i] || d.Count < 0 || (d.Count == 0) != (d.Tool == nil) || d.Tool != nil && d.Tool.Name != d.Name {
+			return nil, providers.Listing{}, kp.lost(mcpstdio.StageList, fmt.Errorf("a definition that answers no name asked"))
+		}
+	}
+	return fromWireDefs(rep.Defs), providers.Listing{Hash: rep.Hash, Age: time.Duration(rep.AgeMS) * time.Millisecond}, nil
+}
+
 func (kp *keptProvider) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpstdio.CallResult, error) {
 	rep, err := kp.roundTrip(ctx, mcpstdio.StageCall, request{Op: opCall, Name: name, Arguments: args})
 	if err != nil {

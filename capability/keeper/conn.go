@@ -101,6 +101,8 @@ func (k *server) serveConn(conn *net.UnixConn) {
 			kp, r = k.start(id)
 		case req.Op == opList && kp != nil:
 			r = k.list(id, kp)
+		case req.Op == opTools && kp != nil:
+			r = k.tools(id, kp, req.Names)
 		case req.Op == opCall && kp != nil:
 			r = k.call(id, kp, req, reqs)
 		case req.Op == opStop:
@@ -171,7 +173,7 @@ func (k *server) start(id string) (*kept, response) {
 	if c := kp.client; c != nil && c.Exited() {
 		// It ended between requests, which no answer saw: recorded here, and started again;
 		// the answering process lists it again and checks its pins as for any start.
-		kp.client, kp.tools = nil, nil
+		kp.client, kp.tools, kp.names = nil, nil, nil
 		_ = k.t.Log(audit.Event{Name: audit.EventProviderFailed, Provider: id, Stage: "idle",
 			Reason: "it exited while the keeper held it", StderrTail: k.stopFaulty(c)})
 	}
@@ -187,7 +189,7 @@ func (k *server) start(id string) (*kept, response) {
 		if err != nil {
 			return nil, response{Err: toWire(err, "")}
 		}
-		kp.client, kp.tools = c, nil
+		kp.client, kp.tools, kp.names = c, nil, nil
 	}
 	return kp, response{}
 }
@@ -197,26 +199,69 @@ func (k *server) start(id string) (*kept, response) {
 func (k *server) list(id string, kp *kept) response {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
+	if r := k.relist(id, kp); r.Err != nil {
+		return r
+	}
+	return response{Tools: kp.tools}
+}
+
+// MaxNames bounds the names one tools request may ask (a describe of many ids asks them all);
+// an answer that needs more lists the provider whole.
+const MaxNames = 4096
+
+// tools answers, for each name asked, how many of the last listing's tools carry it and the
+// first of them, with the listing's hash and age; the listing is refreshed exactly as list
+// would refresh it. Nothing is judged here: what the provider listed is reported as listed.
+func (k *server) tools(id string, kp *kept, names []string) response {
+	if len(names) == 0 || len(names) > MaxNames {
+		return response{Err: &wireError{Msg: "tools: between 1 and " + strconv.Itoa(MaxNames) + " names", Keeper: true}}
+	}
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	if r := k.relist(id, kp); r.Err != nil {
+		return r
+	}
+	defs := make([]wireDef, len(names))
+	for i, n := range names {
+		defs[i] = wireDef{Name: n}
+		if at, ok := kp.names[n]; ok {
+			defs[i].Count = at.count
+			defs[i].Tool = &kp.tools[at.first]
+		}
+	}
+	return response{Defs: defs, Hash: kp.hash, AgeMS: time.Since(kp.listedAt).Milliseconds()}
+}
+
+// relist lists the provider again when it announced a change or its last listing is
+// providers.RelistAfter old; kp.mu is held. A failure leaves the provider out, as the answering
+// process will.
+func (k *server) relist(id string, kp *kept) response {
 	c := kp.client
 	if c == nil {
 		return response{Err: &wireError{Msg: mcpstdio.StageList + ": the provider was stopped", Stage: mcpstdio.StageList, Is: []string{"closed"}}}
 	}
 	if kp.tools != nil && !c.ToolsChanged() && time.Since(kp.listedAt) < providers.RelistAfter {
-		return response{Tools: kp.tools}
+		return response{}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), providers.Timeout(k.cfg(id)))
 	tools, err := c.ListTools(ctx)
 	cancel()
 	if err != nil {
 		// The answering process leaves it out of the turn: so does the keeper.
-		kp.client, kp.tools = nil, nil
+		kp.client, kp.tools, kp.names = nil, nil, nil
 		return response{Err: toWire(err, k.stopFaulty(c))}
 	}
-	kp.tools, kp.listedAt = toWireTools(tools), time.Now()
-	if kp.tools == nil {
-		kp.tools = []wireTool{}
+	kp.tools, kp.listedAt, kp.hash = toWireTools(tools), time.Now(), providers.ListingHash(tools)
+	kp.names = make(map[string]placed, len(tools))
+	for i, t := range tools {
+		at, seen := kp.names[t.Name]
+		if !seen {
+			at.first = i
+		}
+		at.count++
+		kp.names[t.Name] = at
 	}
-	return response{Tools: kp.tools}
+	return response{}
 }
 
 // call forwards one tools/call; a cancel from the client, or the client going away, cancels it
@@ -260,7 +305,7 @@ func (k *server) call(id string, kp *kept, req request, reqs <-chan request) res
 	kp.mu.Lock()
 	mine := kp.client == c
 	if mine {
-		kp.client, kp.tools = nil, nil
+		kp.client, kp.tools, kp.names = nil, nil, nil
 	}
 	kp.mu.Unlock()
 	if !mine {

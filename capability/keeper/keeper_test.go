@@ -190,3 +190,128 @@ func TestKeeperServesTheTurnsProcesses(t *testing.T) {
 		t.Errorf("audit %q", all)
 	}
 }
+
+// The tools request reports the provider's last listing as the provider sent it, for the names
+// asked, and judges nothing: a name listed twice comes back with its count and its first
+// definition, a name outside the charset and a schema that is not an object come back as
+// listed, a name not listed with count 0; the listing's hash is that of the provider's own
+// listing. The keeper lists again exactly when list would (here: the provider announced a
+// change), so a changed definition reaches the answering process, which meets its pin there.
+func TestKeeperToolsReportsTheListingAsListed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	listed := filepath.Join(dir, "listed")
+	obj := map[string]any{"type": "object"}
+	fake := func(echoDesc string) map[string]any {
+		return map[string]any{"reload": true, "listRecord": listed, "tools": []any{
+			map[string]any{"name": "echo", "description": echoDesc, "inputSchema": obj, "behavior": map[string]any{"echo": true}},
+			map[string]any{"name": "dup", "description": "One.", "inputSchema": obj},
+			map[string]any{"name": "dup", "description": "Two.", "inputSchema": obj},
+			map[string]any{"name": "bad name", "description": "Outside the charset.", "inputSchema": obj},
+			map[string]any{"name": "noobj", "description": "Not an object.", "inputSchema": []any{}},
+			map[string]any{"name": "announce", "inputSchema": obj, "behavior": map[string]any{"listChanged": true, "text": []string{"ok"}}},
+		}}
+	}
+	s := oneProviderTurn(t, dir, fake("Echo."))
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: socketPath(state), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan int, 1)
+	go func() { served <- serve(s, ln, false) }()
+	ps := s
+	ps.Self, ps.Environ = filepath.Join(dir, "never-run"), []string{}
+	core := providers.Load(ps, nil)
+	link := Reach(core)
+	if link == nil {
+		t.Fatalf("no link to the keeper: %s", core.None)
+	}
+	p, _ := core.Provider("p")
+	c, reached, err := link.Start(context.Background(), p.Config)
+	if !reached || err != nil {
+		t.Fatalf("start through the keeper: reached %v, %v", reached, err)
+	}
+	defer c.Close()
+	d, ok := c.(providers.Definer)
+	if !ok {
+		t.Fatalf("a kept provider is not a providers.Definer")
+	}
+	lists := func() int {
+		b, _ := os.ReadFile(listed)
+		return strings.Count(string(b), "tools/list")
+	}
+	// What the provider itself lists, from a process of its own: the hash to meet.
+	direct := func() string {
+		own, err := core.Launch(context.Background(), p.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer own.Close()
+		tools, err := own.ListTools(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return providers.ListingHash(tools)
+	}
+	names := []string{"echo", "dup", "bad name", "noobj", "missing", "echo"}
+	defs, listing, err := d.Definitions(context.Background(), names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		count       int
+		description string
+		input       string
+	}{{1, "Echo.", `{"type":"object"}`}, {2, "One.", `{"type":"object"}`}, {1, "Outside the charset.", `{"type":"object"}`},
+		{1, "Not an object.", `[]`}, {0, "", ""}, {1, "Echo.", `{"type":"object"}`}}
+	for i, def := range defs {
+		w := want[i]
+		switch {
+		case def.Name != names[i] || def.Count != w.count:
+			t.Errorf("%s: name %q count %d, want count %d", names[i], def.Name, def.Count, w.count)
+		case w.count == 0:
+			if def.Tool != nil {
+				t.Errorf("%s: a tool for a name not listed: %+v", names[i], def.Tool)
+			}
+		case def.Tool == nil || def.Tool.Name != names[i] || def.Tool.Description != w.description || string(def.Tool.InputSchema) != w.input:
+			t.Errorf("%s: %+v, want description %q input %s", names[i], def.Tool, w.description, w.input)
+		}
+	}
+	if h := direct(); listing.Hash != h {
+		t.Errorf("listing hash %s, the provider's own listing %s", listing.Hash, h)
+	}
+	n := lists() - 1 // the direct listing
+	if _, again, err := d.Definitions(context.Background(), []string{"echo"}); err != nil || again.Hash != listing.Hash {
+		t.Errorf("asked again: %v, hash %s", err, again.Hash)
+	}
+	if got := lists() - 1; got != n || n != 1 {
+		t.Errorf("the keeper listed %d times, then %d: want once, and not again before a change or providers.RelistAfter", n, got)
+	}
+
+	// The provider changes echo and says so: the next request lists it again.
+	b, _ := json.Marshal(fake("Echo, changed."))
+	if err := os.WriteFile(filepath.Join(dir, "p.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(context.Background(), "announce", json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	defs, changed, err := d.Definitions(context.Background(), []string{"echo"})
+	if err != nil || defs[0].Tool == nil || defs[0].Tool.Description != "Echo, changed." {
+		t.Fatalf("after the change: %+v %v", defs, err)
+	}
+	if changed.Hash == listing.Hash || changed.Hash != direct() {
+		t.Errorf("after the change the listing hash is %s (before %s)", changed.Hash, listing.Hash)
+	}
+	c.Close()
+	if code := EndTurn(s, io.Discard); code != 0 {
+		t.Fatalf("EndTurn: %d", code)
+	}
+	if code := <-served; code != 0 {
+		t.Fatalf("serve: %d", code)
+	}
+}

@@ -2,11 +2,18 @@ package keeper
 
 // The keeper's protocol (SPEC 12): JSON lines over the turn's unix socket, one connection per
 // provider per answering process. A client sends hello, then start (of one provider, with its
-// initialize), then list and call requests, one at a time; while a call waits it may send
-// cancel, or go away, and the keeper cancels the call (notifications/cancelled). stop ends the
-// keeper (spear-shell --end-turn). Nothing else is served: every check, refusal, framing and
+// initialize), then list, tools and call requests, one at a time; while a call waits it may
+// send cancel, or go away, and the keeper cancels the call (notifications/cancelled). stop ends
+// the keeper (spear-shell --end-turn). Nothing else is served: every check, refusal, framing and
 // capability record stays with the answering process, which gets the provider's tools and raw
 // tools/call results as the provider sent them.
+//
+// tools is list cut to the names asked: for each name, how many times the provider's last
+// listing holds it and its first definition there (as list would have carried it), with the
+// listing's hash and age. The keeper lists again exactly when list would (a change announced,
+// or providers.RelistAfter passed), and judges nothing: a name listed twice, a name outside the
+// charset, a schema that is not an object come back as listed, for the answering process to
+// judge as it judges a whole listing.
 
 import (
 	"context"
@@ -22,7 +29,7 @@ import (
 
 // protocol changes whenever a message changes: a client and a keeper of different
 // builds then do not talk.
-const protocol = 1
+const protocol = 2
 
 // Names in the turn's state directory.
 const (
@@ -43,6 +50,7 @@ const (
 	opHello  = "hello"
 	opStart  = "start"
 	opList   = "list"
+	opTools  = "tools"
 	opCall   = "call"
 	opCancel = "cancel"
 	opStop   = "stop"
@@ -58,6 +66,7 @@ type request struct {
 
 	Provider  string          `json:"provider,omitempty"`  // start
 	Name      string          `json:"name,omitempty"`      // call
+	Names     []string        `json:"names,omitempty"`     // tools
 	Arguments json.RawMessage `json:"arguments,omitempty"` // call
 	Reason    string          `json:"reason,omitempty"`    // stop
 }
@@ -65,6 +74,9 @@ type request struct {
 type response struct {
 	Err    *wireError      `json:"err,omitempty"`
 	Tools  []wireTool      `json:"tools,omitempty"`  // list
+	Defs   []wireDef       `json:"defs,omitempty"`   // tools: one per name asked, in the order asked
+	Hash   string          `json:"hash,omitempty"`   // tools: the listing's hash (providers.ListingHash)
+	AgeMS  int64           `json:"age_ms,omitempty"` // tools: how old the listing is
 	Result json.RawMessage `json:"result,omitempty"` // call: the result object as the provider sent it
 	Tail   string          `json:"tail,omitempty"`   // the provider's stderr tail, after a failure
 }
@@ -74,6 +86,14 @@ type wireTool struct {
 	Description string          `json:"description,omitempty"`
 	Input       json.RawMessage `json:"input,omitempty"`
 	Output      json.RawMessage `json:"output,omitempty"`
+}
+
+// wireDef is one name asked of the last listing: how many of the listing's tools carry it
+// and the first of them (nil when none does).
+type wireDef struct {
+	Name  string    `json:"name"`
+	Count int       `json:"count"`
+	Tool  *wireTool `json:"tool,omitempty"`
 }
 
 // wireError carries a provider failure (or the keeper's refusal) with what the answering
@@ -166,6 +186,18 @@ func fromWireTools(tools []wireTool) []mcpstdio.Tool {
 	out := make([]mcpstdio.Tool, len(tools))
 	for i, t := range tools {
 		out[i] = mcpstdio.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output}
+	}
+	return out
+}
+
+func fromWireDefs(defs []wireDef) []providers.Definition {
+	out := make([]providers.Definition, len(defs))
+	for i, d := range defs {
+		out[i] = providers.Definition{Name: d.Name, Count: d.Count}
+		if d.Tool != nil {
+			t := fromWireTools([]wireTool{*d.Tool})[0]
+			out[i].Tool = &t
+		}
 	}
 	return out
 }

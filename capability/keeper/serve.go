@@ -44,7 +44,12 @@ type kept struct {
 	client   *mcpstdio.Client
 	tools    []wireTool // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
 	listedAt time.Time
+	hash     string            // providers.ListingHash of the last listing
+	names    map[string]placed // where each name stands in it (the tools request)
 }
+
+// placed is where a name stands in a listing: its first tool and how many carry it.
+type placed struct{ first, count int }
 
 // Serve runs this process as the keeper of the turn s names, on the listening socket it
 // was given (descriptor 3), until keep_providers seconds pass without a request or

@@ -2,6 +2,9 @@ package providers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
@@ -22,6 +25,40 @@ type Client interface {
 	ToolsChanged() bool
 	StderrTail() string
 	Close() error
+}
+
+// Definition is one tool name as a provider's last listing holds it.
+type Definition struct {
+	Name  string         // the name asked
+	Count int            // how many of the listing's tools carry it: 0 not listed, 2 or more a duplicate
+	Tool  *mcpstdio.Tool // the first of them as listed (Raw aside); nil when Count is 0
+}
+
+// Listing is what a Definer says of the listing its definitions come from.
+type Listing struct {
+	Hash string        // ListingHash of the listing
+	Age  time.Duration // how long ago the provider sent it
+}
+
+// Definer is a Client that gives some of its tools as last listed without the whole listing:
+// a provider kept by the turn's keeper, which lists it again exactly when it would for
+// ListTools. Nothing in a Definition is judged: the answering process judges the tools it asked
+// for as it judges a whole listing (names, duplicates, schemas, classes, pins).
+type Definer interface {
+	Definitions(ctx context.Context, names []string) ([]Definition, Listing, error)
+}
+
+// ListingHash fingerprints a listing as the provider sent it: SHA-256 over each tool object's
+// bytes, each preceded by its length.
+func ListingHash(tools []mcpstdio.Tool) string {
+	h := sha256.New()
+	var n [8]byte
+	for _, t := range tools {
+		binary.BigEndian.PutUint64(n[:], uint64(len(t.Raw)))
+		h.Write(n[:])
+		h.Write(t.Raw)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // RelistAfter is how old a running provider's listing may be before an answer that needs the

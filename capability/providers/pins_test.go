@@ -42,3 +42,63 @@ func BenchmarkPinLines(b *testing.B) {
 		pinLines(pins)
 	}
 }
+
+// TestSearchPins: every pinned id is found by binary search in the file's bytes with its hash,
+// ids that are prefixes of others included, and nothing else is (an id's prefix, an id with a
+// hash's text, an empty file).
+func TestSearchPins(t *testing.T) {
+	names := []string{"a", "a.b", "a-b", "a_b", "a0", "A", "Z", "z", "echo", "echo2", "e", "t0001", "t0010", "-", "."}
+	var pins []Pin
+	for _, p := range []string{"p", "p1", "p-1", "p_", "q"} {
+		for i, n := range names {
+			pins = append(pins, Pin{ID: p + "/" + n, Hash: fmt.Sprintf("%064x", len(pins)*31+i)})
+		}
+	}
+	for n := range len(pins) + 1 {
+		file := pinLines(pins[:n])
+		for i, p := range pins {
+			h, ok := searchPins(file, p.ID)
+			if want := i < n; ok != want || ok && h != p.Hash {
+				t.Fatalf("%d pins: %s: got %q %v, want %v", n, p.ID, h, ok, want)
+			}
+		}
+		for _, absent := range []string{"", "p", "p/", "p/a.", "p/echo3", "zz/a", "p/a " + pins[0].Hash, "0"} {
+			if h, ok := searchPins(file, absent); ok {
+				t.Fatalf("%d pins: %q found (%q)", n, absent, h)
+			}
+		}
+	}
+}
+
+// TestSearchPinsAt: the search that reads the file a window at a time finds what the search in
+// memory finds, over a family of 10,000 and over lines longer than its window.
+func TestSearchPinsAt(t *testing.T) {
+	var pins []Pin
+	for p := range 20 {
+		prov := fmt.Sprintf("p%02d", p)
+		if p%7 == 3 {
+			prov += strings.Repeat("x", 2*pinWindow) // a line longer than the window
+		}
+		for i := range 500 {
+			pins = append(pins, Pin{ID: fmt.Sprintf("%s/t%04d", prov, i), Hash: fmt.Sprintf("%064x", p*1000+i)})
+		}
+	}
+	for _, n := range []int{0, 1, 2, 9, 10, 33, 500, 1700, len(pins)} {
+		file := pinLines(pins[:n])
+		r := bytes.NewReader(file)
+		for i, p := range pins {
+			if i%97 > 3 && i != n-1 && i != n {
+				continue // a sample, the family's first and last pins among them
+			}
+			h, ok, err := searchPinsAt(r, int64(len(file)), p.ID)
+			if want := i < n; err != nil || ok != want || ok && h != p.Hash {
+				t.Fatalf("%d pins: %s: got %q %v %v, want %v", n, p.ID, h, ok, err, want)
+			}
+		}
+		for _, absent := range []string{"", "p00", "p00/", "p00/t04999", "p19/t0500", "zz/a", "0"} {
+			if h, ok, err := searchPinsAt(r, int64(len(file)), absent); ok || err != nil {
+				t.Fatalf("%d pins: %q found (%q, %v)", n, absent, h, err)
+			}
+		}
+	}
+}

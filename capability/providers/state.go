@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -142,27 +143,79 @@ func (s *State) Read(name string) (content []byte, ok bool, err error) {
 	if ok {
 		return content, true, nil
 	}
-	f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false, nil
-		}
-		return nil, false, fmt.Errorf("state: %w", err)
+	f, size, ok, err := s.open(name)
+	if err != nil || !ok {
+		return nil, false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, fmt.Errorf("state: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("state: %s: not a regular file", name)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, factLimit))
+	b := make([]byte, 0, min(size, factLimit)+1) // +1: the read that meets the end
+	b, err = readAll(io.LimitReader(f, factLimit), b)
 	if err != nil {
 		return nil, false, fmt.Errorf("state: %w", err)
 	}
 	s.remember(name, b)
 	return b, true, nil
+}
+
+// readAll is io.ReadAll into b's room.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// open opens fact name for reading, as Read does (no symlink, a regular file), with its size.
+func (s *State) open(name string) (f *os.File, size int64, ok bool, err error) {
+	f, err = os.OpenFile(filepath.Join(s.dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, false, nil
+		}
+		return nil, 0, false, fmt.Errorf("state: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, false, fmt.Errorf("state: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, false, fmt.Errorf("state: %s: not a regular file", name)
+	}
+	return f, fi.Size(), true, nil
+}
+
+// Known returns a fact's content if this process has read or written it already.
+func (s *State) Known(name string) (content []byte, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	content, ok = s.known[name]
+	return content, ok
+}
+
+// Search looks a fact up without reading it whole: find is given the opened fact, read
+// only where it looks, and its size. ok is false when the fact is absent. A fact this
+// process knows already is searched in memory.
+func (s *State) Search(name string, find func(r io.ReaderAt, size int64) error) (ok bool, err error) {
+	if b, known := s.Known(name); known {
+		return true, find(bytes.NewReader(b), int64(len(b)))
+	}
+	f, size, ok, err := s.open(name)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer f.Close()
+	return true, find(f, min(size, factLimit))
 }
 
 // Once reports whether this call is the first in the turn to claim what; a state that

@@ -71,7 +71,8 @@ type Turn struct {
 
 	scopePin string // the turn's pinned workspace and project (scope.go), once known
 
-	pins map[string]string // capability id -> pinned hash, once read (pins.go)
+	pins        map[string]string // capability id -> pinned hash, once read whole (pins.go)
+	pinSearches int               // pins looked up in the file itself (pins.go)
 }
 
 // Load reads the manifest and the registry, opens the audit trail and the state, pins the
