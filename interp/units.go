@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/spear-shell/spear-shell/interp/invocation"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // UnitReader cuts a session's stdin into units: one line plus the continuation
@@ -22,6 +22,7 @@ type UnitReader struct {
 	// Shell is the real shell's path: text mvdan cannot parse is complete when bash says so
 	// (units_bash.go). Empty: a parse error ends the unit.
 	Shell string
+	unit  *Unit // kept across units: it holds the real shell asked about them
 }
 
 // NewUnitReader returns a UnitReader reading from r.
@@ -36,12 +37,16 @@ func (u *UnitReader) Next() (string, error) {
 	if u.err != nil {
 		return "", u.err
 	}
-	unit := Unit{shell: u.Shell}
+	if u.unit == nil {
+		u.unit = &Unit{shell: u.Shell}
+	}
+	unit := u.unit
 	for {
 		line, err := u.r.ReadString('\n')
 		if err != nil {
 			unit.text.WriteString(line)
 			u.err = err
+			unit.Close()
 			if unit.text.Len() == 0 {
 				return "", err
 			}
@@ -64,35 +69,57 @@ func (u *UnitReader) LineReady() bool {
 func (u *UnitReader) AtEnd() bool { return u.err != nil }
 
 // Unit gathers whole lines until they complete a unit (NewUnit).
+//
+// Here-document bodies are read here, as bash reads them, and never reach the parser: bash reads
+// a body raw up to its delimiter line and expands it only when the command runs, where mvdan
+// would parse an unquoted body (and wait for a `$(` or backquote it leaves open) and does not
+// join a body line ending in a backslash to the next (bash does, for an unquoted delimiter, so
+// that `line \` then `EOF` is not the end). The parser sees parsed: the text with every body
+// left out and every delimiter read so far replaced by docMark, followed by a docMark line where
+// the body ended.
 type Unit struct {
-	text  strings.Builder
-	w     wait
-	shell string // the real shell's path, asked about text mvdan cannot parse
+	text   strings.Builder
+	parsed strings.Builder // text as the parser sees it: no here-document bodies
+	doc    *hereDoc        // the here-document whose body is being read, if any
+	w      wait
+	shell  string // the real shell's path, asked about text mvdan cannot parse
+	check  *syntaxChecker
 }
+
+// docMark stands for a here-document's delimiter in what the parser sees.
+const docMark = "__spear_doc__"
 
 // Add appends one whole line and reports whether the text is now a complete unit.
 func (u *Unit) Add(line string) bool {
 	u.text.WriteString(line)
-	// Re-parsing the growing text for a line that cannot complete it would
-	// make long here-documents and strings quadratic.
-	if !u.w.mayEnd(line) {
-		return false
-	}
-	if u.text.Len() == len(line) && simpleLine(line) {
-		return true
+	if u.doc != nil {
+		rest, ok := u.doc.ends(line)
+		if !ok {
+			return false
+		}
+		u.doc = nil
+		u.parsed.WriteString(docMark + "\n" + rest)
+	} else {
+		u.parsed.WriteString(line)
+		// Re-parsing the growing text for a line that cannot complete it would
+		// make long strings quadratic.
+		if !u.w.mayEnd(line) {
+			return false
+		}
+		if u.text.Len() == len(line) && simpleLine(line) {
+			return true
+		}
 	}
 	text := u.text.String()
 	if invocation.MayInvoke(text) && overBounds(text) != "" {
 		// Past the input bounds it is never parsed: it ends here, and Analyze refuses it.
 		return true
 	}
-	var done bool
-	done, u.w = complete(text, u.shell)
-	return done
+	return u.complete()
 }
 
 // NewUnit returns an empty unit; shell is the real shell's path, asked about text mvdan cannot
-// parse ("": a parse error ends the unit).
+// parse ("": a parse error ends the unit). Close it when done.
 func NewUnit(shell string) *Unit { return &Unit{shell: shell} }
 
 // End appends the text of a last line, without its newline: the unit ends however it stands.
@@ -105,61 +132,159 @@ func (u *Unit) Started() bool { return u.text.Len() > 0 }
 func (u *Unit) Take() string {
 	s := u.text.String()
 	u.text.Reset()
+	u.parsed.Reset()
+	u.doc = nil
 	u.w = wait{}
 	return s
 }
 
+// Close ends the real shell asked about text mvdan cannot parse, if one was started.
+func (u *Unit) Close() {
+	if u.check != nil {
+		u.check.close()
+		u.check = nil
+	}
+}
+
 // wait says which next line may complete an incomplete unit.
 type wait struct {
-	delimiter string // an open here-document: only its delimiter line ends it
-	quote     byte   // an open quote: only a line holding it can close it
+	quote byte // an open quote: only a line holding it can close it
 }
 
 func (w wait) mayEnd(line string) bool {
-	switch {
-	case w.delimiter != "":
-		return strings.TrimLeft(strings.TrimSuffix(line, "\n"), "\t") == w.delimiter
-	case w.quote != 0:
-		return strings.IndexByte(line, w.quote) >= 0
+	return w.quote == 0 || strings.IndexByte(line, w.quote) >= 0
+}
+
+// complete reports whether the text gathered (whole lines) forms complete commands as bash
+// would read them; if not, it sets what the next lines are waited for as.
+func (u *Unit) complete() bool {
+	parsed := u.parsed.String()
+	f, err := Parse(parsed)
+	if err == nil {
+		u.w = wait{}
+		return !continued(parsed, f)
 	}
+	var perr syntax.ParseError
+	if errors.As(err, &perr) && strings.HasPrefix(perr.Text, "unclosed here-document ") {
+		// Its body starts on the next line, or the command line goes on first.
+		if !u.startDoc(int(perr.Pos.Offset())) {
+			u.w = wait{}
+		}
+		return false
+	}
+	more, w := incomplete(err)
+	u.w = w
+	if more {
+		return false
+	}
+	// A syntax error ends the unit, as it ends bash's reading of a command; one that only
+	// mvdan sees waits for the lines that complete the command for bash.
+	return !u.bashIncomplete(u.text.String())
+}
+
+// bashIncomplete asks the real shell whether text is a command cut short (units_bash.go), and
+// waits for the closing character it names.
+func (u *Unit) bashIncomplete(text string) bool {
+	if u.shell == "" {
+		return false
+	}
+	if u.check == nil {
+		u.check = &syntaxChecker{path: u.shell}
+	}
+	more, closer := u.check.incomplete(text)
+	if more {
+		u.w = wait{quote: closer}
+	}
+	return more
+}
+
+// startDoc begins reading the body of the here-document whose operator (<< or <<-) the parser
+// found unclosed at offset op of what it sees, and reports whether it did. The body starts on
+// the next line: the parser reports a here-document unclosed only after the newline that ends
+// its command line, save for a line that a backslash joins to the next, or one inside an open
+// backquote (bash reads a backquoted command as a string: its here-documents are read when it
+// runs). The delimiter word is replaced by docMark.
+func (u *Unit) startDoc(op int) bool {
+	p := u.parsed.String()
+	if op < 0 || op+2 > len(p) || p[op:op+2] != "<<" || oddBackslashes(strings.TrimSuffix(p, "\n")) ||
+		(strings.Count(p[:op], "`")-strings.Count(p[:op], "\\`"))%2 != 0 {
+		return false
+	}
+	j := op + 2
+	dash := j < len(p) && p[j] == '-'
+	if dash {
+		j++
+	}
+	for j < len(p) && (p[j] == ' ' || p[j] == '\t') {
+		j++
+	}
+	value, end := delimiterWord(p, j)
+	if end == j {
+		return false
+	}
+	u.doc = &hereDoc{delimiter: value, quoted: strings.ContainsAny(p[j:end], `\'"`), dash: dash}
+	// In a command substitution bash 5.2 also ends the body at a line that begins with the
+	// delimiter and holds a `)` after it, and reads the rest of that line as commands (`EOF)`
+	// closes both; `EOF x` is body text).
+	if _, err := Parse(p[:op]); err != nil && strings.Contains(err.Error(), "without matching `$(`") {
+		u.doc.inSubst = true
+	}
+	u.parsed.Reset()
+	u.parsed.WriteString(p[:j])
+	u.parsed.WriteString(docMark)
+	u.parsed.WriteString(p[end:])
 	return true
 }
 
-// complete reports whether text (whole lines) forms complete commands as bash
-// would read them; if not, w says which next line may complete them.
-func complete(text, shell string) (done bool, w wait) {
-	f, err := Parse(text)
-	more, w := incomplete(err)
-	if more && strings.Contains(text, "<<") {
-		// Bash reads here-document bodies raw up to the delimiter line and
-		// expands them later; mvdan parses unquoted bodies and waits for a `$(`
-		// or backquote they leave open. Ask again with every delimiter quoted.
-		f2, err2 := Parse(quoteHeredocs(text))
-		if more2, w2 := incomplete(err2); err2 == nil || more2 {
-			f, err, more, w = f2, err2, more2, w2
+// hereDoc is a here-document whose body is being read.
+type hereDoc struct {
+	delimiter string
+	quoted    bool // some of the delimiter word was quoted: the body is read verbatim
+	dash      bool // <<-: leading tabs are stripped from each line
+	inSubst   bool // inside $( ): a line that begins with the delimiter ends the body
+	line      strings.Builder
+}
+
+// ends takes one whole line of the body and reports whether it is the delimiter line, as bash's
+// read_a_line and make_here_document read it: with an unquoted delimiter a line ending in an
+// unescaped backslash joins the next (and the joined line is what is compared); NUL bytes are
+// dropped; with <<- the line is compared as it is and again without its leading tabs. In a
+// command substitution a line that begins with the delimiter and holds a `)` after it ends the
+// body too, and the rest of it is returned: bash reads it as commands.
+func (d *hereDoc) ends(line string) (rest string, ok bool) {
+	body := strings.TrimSuffix(line, "\n")
+	if !d.quoted && oddBackslashes(body) {
+		d.line.WriteString(body[:len(body)-1])
+		return "", false
+	}
+	d.line.WriteString(body)
+	l := strings.ReplaceAll(d.line.String(), "\x00", "")
+	d.line.Reset()
+	if l == d.delimiter || d.dash && strings.TrimLeft(l, "\t") == d.delimiter {
+		return "", true
+	}
+	if d.dash {
+		l = strings.TrimLeft(l, "\t")
+	}
+	if d.inSubst {
+		if r, ok := strings.CutPrefix(l, d.delimiter); ok && strings.Contains(r, ")") {
+			return r + "\n", true
 		}
 	}
-	if err != nil {
-		// A syntax error ends the unit, as it ends bash's reading of a command; one that only
-		// mvdan sees waits for the lines that complete the command for bash.
-		return !more && !bashIncomplete(shell, text), w
-	}
-	return !continued(text, f), wait{}
+	return "", false
+}
+
+// oddBackslashes tells whether s ends in an odd run of backslashes: the last one escapes the
+// newline after s.
+func oddBackslashes(s string) bool {
+	return (len(s)-len(strings.TrimRight(s, `\`)))%2 == 1
 }
 
 // incomplete reports whether a parse error could go away with more lines, and
-// what to wait for. mvdan does not flag an unclosed quoted here-document as
-// incomplete; bash reads on to its delimiter.
+// what to wait for.
 func incomplete(err error) (bool, wait) {
 	var perr syntax.ParseError
-	if err == nil || !errors.As(err, &perr) {
-		return false, wait{}
-	}
-	if q, ok := strings.CutPrefix(perr.Text, "unclosed here-document "); ok {
-		d, _ := strconv.Unquote(q)
-		return true, wait{delimiter: d}
-	}
-	if !perr.Incomplete {
+	if err == nil || !errors.As(err, &perr) || !perr.Incomplete {
 		return false, wait{}
 	}
 	if q, ok := strings.CutPrefix(perr.Text, "reached EOF without closing quote "); ok {
@@ -171,12 +296,11 @@ func incomplete(err error) (bool, wait) {
 }
 
 // continued reports whether the last line ends in an unquoted backslash that
-// joins the next line (the parser accepts it at the end of input). A backslash
+// joins the next (the parser accepts it at the end of input). A backslash
 // ending a comment does not.
 func continued(text string, f *syntax.File) bool {
 	body := strings.TrimSuffix(text, "\n")
-	n := len(body) - len(strings.TrimRight(body, `\`))
-	if n%2 == 0 {
+	if !oddBackslashes(body) {
 		return false
 	}
 	last := strings.Count(body, "\n") + 1
@@ -188,45 +312,6 @@ func continued(text string, f *syntax.File) bool {
 		return !commented
 	})
 	return !commented
-}
-
-// quoteHeredocs rewrites every here-document delimiter word after << or <<- as
-// one single-quoted word with the same value, so that the parser reads every
-// body as raw text up to its delimiter line. It is a textual pass: it may also
-// touch a << inside quotes or arithmetic, which only matters for deciding where
-// a unit ends and is then checked by parsing.
-func quoteHeredocs(text string) string {
-	var b strings.Builder
-	for i := 0; i < len(text); {
-		j := strings.Index(text[i:], "<<")
-		if j < 0 {
-			b.WriteString(text[i:])
-			break
-		}
-		j += i + 2
-		if j < len(text) && text[j] == '<' { // <<< is a here-string
-			b.WriteString(text[i : j+1])
-			i = j + 1
-			continue
-		}
-		if j < len(text) && text[j] == '-' {
-			j++
-		}
-		for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
-			j++
-		}
-		b.WriteString(text[i:j])
-		value, end := delimiterWord(text, j)
-		if end == j {
-			i = j
-			continue
-		}
-		b.WriteByte('\'')
-		b.WriteString(strings.ReplaceAll(value, "'", `'\''`))
-		b.WriteByte('\'')
-		i = end
-	}
-	return b.String()
 }
 
 // delimiterWord reads a shell word at text[i:] and returns its value after quote
@@ -244,13 +329,27 @@ func delimiterWord(text string, i int) (string, int) {
 				i += 2
 				continue
 			}
-		case '\'', '"':
+		case '\'':
 			k := strings.IndexByte(text[i+1:], c)
 			if k < 0 {
 				return v.String(), i // an open quote: leave the rest alone
 			}
 			v.WriteString(text[i+1 : i+1+k])
 			i += k + 2
+			continue
+		case '"':
+			// Inside double quotes a backslash quotes only $ ` " \ and newline.
+			k := i + 1
+			for ; k < len(text) && text[k] != '"'; k++ {
+				if text[k] == '\\' && k+1 < len(text) && strings.IndexByte("$`\"\\\n", text[k+1]) >= 0 {
+					k++
+				}
+				v.WriteByte(text[k])
+			}
+			if k == len(text) {
+				return v.String(), i
+			}
+			i = k + 1
 			continue
 		}
 		v.WriteByte(c)

@@ -66,7 +66,10 @@ func checkSimpleAgrees(t *testing.T, line string) {
 	if !simpleLine(line) {
 		return
 	}
-	if done, _ := complete(line, ""); !done {
+	var u Unit
+	u.text.WriteString(line)
+	u.parsed.WriteString(line)
+	if !u.complete() {
 		t.Errorf("simpleLine(%q) is true but the parser reads an incomplete command", line)
 	}
 }

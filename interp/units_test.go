@@ -128,25 +128,6 @@ func TestUnitReaderError(t *testing.T) {
 	}
 }
 
-func TestQuoteHeredocs(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
-		{"cat <<EOF", "cat <<'EOF'"},
-		{"cat << EOF", "cat << 'EOF'"},
-		{"cat <<-\t\"E\"OF x", "cat <<-\t'EOF' x"},
-		{"cat <<E\\OF;", "cat <<'EOF';"},
-		{"cat <<\"it's\"", "cat <<'it'\\''s'"},
-		{"cat <<<word", "cat <<<word"},
-		{"a <<A <<B", "a <<'A' <<'B'"},
-		{"cat <<", "cat <<"},
-		{"cat <<'open", "cat <<'open"},
-	} {
-		if got := quoteHeredocs(tc.in); got != tc.want {
-			t.Errorf("quoteHeredocs(%q) = %q; want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestRequoteDelimiters(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -62,6 +62,7 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 		return <-c.reply
 	})
 	unit := interp.NewUnit(h.Shell)
+	defer unit.Close() // the real shell asked about text mvdan cannot parse, if one was started
 	lines := make(chan lineRead, 1)
 	resizes := make(chan os.Signal, 1)
 	if !signal.Ignored(syscall.SIGWINCH) { // ignored at start, it stays so
