@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -22,25 +22,44 @@ import (
 const searchFact = "search-index"
 
 // familyIndex is the family's index with, per document, its id and its description's first
-// line (what a page shows).
+// line (what a page shows) and its provider, kept as the bytes the state holds: a process reads
+// the ids and lines of the hits it shows, nothing else.
 type familyIndex struct {
 	ix    *search.Index
-	ids   []string
-	lines []string
-	salt  string // the family's fingerprint: cursors of one family only
+	salt  string   // the family's fingerprint: cursors of one family only
+	provs []string // the providers, by their number
+	count []int    // documents per provider
+	prov  []byte   // per document, its provider's number (uint16, little endian)
+	offs  []byte   // per document, where its id starts in text (uint32, little endian); one more at the end
+	text  []byte   // per document, its id, a NUL, its line
+	n     int
 }
 
-const familyIndexMagic = "spear-family-index 1\n"
+func (fi *familyIndex) provider(doc int) int { return int(binary.LittleEndian.Uint16(fi.prov[2*doc:])) }
+
+// idLine returns document doc's id and description line.
+func (fi *familyIndex) idLine(doc int) (id, line string) {
+	from, to := binary.LittleEndian.Uint32(fi.offs[4*doc:]), binary.LittleEndian.Uint32(fi.offs[4*doc+4:])
+	id, line, _ = strings.Cut(string(fi.text[from:to]), "\x00")
+	return id, line
+}
+
+const familyIndexMagic = "spear-family-index 2\n"
 
 func (fi *familyIndex) encode() []byte {
 	var b []byte
 	b = append(b, familyIndexMagic...)
 	b = appendString(b, fi.salt)
-	b = binary.AppendUvarint(b, uint64(len(fi.ids)))
-	for i := range fi.ids {
-		b = appendString(b, fi.ids[i])
-		b = appendString(b, fi.lines[i])
+	b = binary.AppendUvarint(b, uint64(len(fi.provs)))
+	for i, p := range fi.provs {
+		b = appendString(b, p)
+		b = binary.AppendUvarint(b, uint64(fi.count[i]))
 	}
+	b = binary.AppendUvarint(b, uint64(fi.n))
+	b = append(b, fi.prov...)
+	b = append(b, fi.offs...)
+	b = binary.AppendUvarint(b, uint64(len(fi.text)))
+	b = append(b, fi.text...)
 	return append(b, fi.ix.Encode()...)
 }
 
@@ -50,41 +69,65 @@ func appendString(b []byte, s string) []byte {
 
 var errIndexCorrupt = errors.New("the turn's search index is damaged")
 
+// decodeFamilyIndex reads what encode wrote, checking every bound; the ids and lines stay bytes.
 func decodeFamilyIndex(b []byte) (*familyIndex, error) {
 	if !strings.HasPrefix(string(b[:min(len(b), len(familyIndexMagic))]), familyIndexMagic) {
 		return nil, errIndexCorrupt
 	}
 	b = b[len(familyIndexMagic):]
-	str := func() (string, bool) {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > uint64(len(b)-k) {
-			return "", false
+	bad := false
+	uv := func() uint64 {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			bad = true
+			return 0
 		}
-		s := string(b[k : k+int(n)])
-		b = b[k+int(n):]
-		return s, true
+		b = b[k:]
+		return v
+	}
+	take := func(n uint64) []byte {
+		if bad || n > uint64(len(b)) {
+			bad = true
+			return nil
+		}
+		v := b[:n]
+		b = b[n:]
+		return v
 	}
 	fi := &familyIndex{}
-	var ok bool
-	if fi.salt, ok = str(); !ok {
+	fi.salt = string(take(uv()))
+	np := uv()
+	if bad || np > 1<<16 {
 		return nil, errIndexCorrupt
 	}
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
+	total := uint64(0)
+	for range np {
+		fi.provs = append(fi.provs, string(take(uv())))
+		c := uv()
+		total += c
+		fi.count = append(fi.count, int(min(c, 1<<31)))
+	}
+	n := uv()
+	if bad || n != total || n > uint64(len(b))/6 {
 		return nil, errIndexCorrupt
 	}
-	b = b[k:]
-	fi.ids, fi.lines = make([]string, n), make([]string, n)
-	for i := range fi.ids {
-		if fi.ids[i], ok = str(); !ok {
+	fi.n = int(n)
+	fi.prov = take(2 * n)
+	fi.offs = take(4 * (n + 1))
+	fi.text = take(uv())
+	if bad {
+		return nil, errIndexCorrupt
+	}
+	last := uint32(0)
+	for doc := 0; doc <= fi.n; doc++ {
+		o := binary.LittleEndian.Uint32(fi.offs[4*doc:])
+		if o < last || int(o) > len(fi.text) || doc < fi.n && fi.provider(doc) >= len(fi.provs) {
 			return nil, errIndexCorrupt
 		}
-		if fi.lines[i], ok = str(); !ok {
-			return nil, errIndexCorrupt
-		}
+		last = o
 	}
 	ix, err := search.Decode(b)
-	if err != nil || ix.Len() != len(fi.ids) {
+	if err != nil || ix.Len() != fi.n {
 		return nil, errIndexCorrupt
 	}
 	fi.ix = ix
@@ -92,17 +135,32 @@ func decodeFamilyIndex(b []byte) (*familyIndex, error) {
 }
 
 // buildFamilyIndex indexes the family as this process listed it (visible, sorted by id).
-func (e *turnEnv) buildFamilyIndex() *familyIndex {
-	tools := e.visible()
+func (e *turnEnv) buildFamilyIndex() *familyIndex { return familyIndexOf(e.visible()) }
+
+// familyIndexOf indexes tools, sorted by id.
+func familyIndexOf(tools []*tool) *familyIndex {
 	docs := make([]search.Doc, len(tools))
-	fi := &familyIndex{ids: make([]string, len(tools)), lines: make([]string, len(tools))}
+	fi := &familyIndex{n: len(tools)}
+	number := map[string]int{}
 	h := sha256.New()
 	for i, tl := range tools {
 		docs[i] = search.Doc{ID: tl.id, Name: tl.name, Description: tl.desc, Args: tl.argNames()}
-		fi.ids[i] = tl.id
-		fi.lines[i], _ = firstLineCut(tl.desc, indexLineMax)
+		p := tl.prov.cfg.ID
+		k, ok := number[p]
+		if !ok {
+			k = len(fi.provs)
+			number[p] = k
+			fi.provs = append(fi.provs, p)
+			fi.count = append(fi.count, 0)
+		}
+		fi.count[k]++
+		fi.prov = binary.LittleEndian.AppendUint16(fi.prov, uint16(k))
+		fi.offs = binary.LittleEndian.AppendUint32(fi.offs, uint32(len(fi.text)))
+		line, _ := firstLineCut(tl.desc, indexLineMax)
+		fi.text = append(append(append(fi.text, tl.id...), 0), line...)
 		h.Write([]byte(tl.id + " " + tl.hash + "\n"))
 	}
+	fi.offs = binary.LittleEndian.AppendUint32(fi.offs, uint32(len(fi.text)))
 	fi.ix = search.Build(docs)
 	fi.salt = hex.EncodeToString(h.Sum(nil)[:8])
 	return fi
@@ -144,45 +202,62 @@ func (t *Turn) search(ctx context.Context, a *answer, words []string, limit int,
 		return code
 	}
 	// What list would show now: an offered provider not left out; the class from the
-	// configuration; a read-only offer's WRITE tools hidden.
-	down := map[string]bool{}
-	for _, id := range e.order {
+	// configuration; a read-only offer's WRITE tools hidden (the index was built from what this
+	// offer shows, so that check is for the hits alone).
+	showing := make([]*prov, len(fi.provs))
+	for k, id := range fi.provs {
 		p := e.provs[id]
-		if p.down != "" {
-			down[id] = true
-		} else if p.client == nil {
+		if p == nil {
+			continue
+		}
+		if p.down == "" && p.client == nil {
 			if reason, ok, err := e.State.Read(providers.DownFact(id)); err == nil && ok {
 				p.down = shown(string(reason), reasonMax)
 				if p.down == "" {
 					p.down = "it failed earlier in this turn"
 				}
-				down[id] = true
 			}
+		}
+		if p.down == "" {
+			showing[k] = p
 		}
 	}
 	entry := func(doc int) (Entry, bool) {
-		id := fi.ids[doc]
-		prov, name, _ := strings.Cut(id, "/")
-		p := e.provs[prov]
-		if p == nil || down[prov] {
+		p := showing[fi.provider(doc)]
+		if p == nil {
 			return Entry{}, false
 		}
+		id, line := fi.idLine(doc)
+		_, name, _ := strings.Cut(id, "/")
 		class := p.cfg.Class(name)
 		if p.readOnly && class != "READ" {
 			return Entry{}, false
 		}
-		en := Entry{ID: id, Provider: prov, Tool: name, Class: class, Description: fi.lines[doc],
-			PermissionMode: e.Manifest.PermissionMode}
-		return en, true
+		return Entry{ID: id, Provider: p.cfg.ID, Tool: name, Class: class, Description: line,
+			PermissionMode: e.Manifest.PermissionMode}, true
 	}
 	admitted := 0
-	for doc := range fi.ids {
-		if _, ok := entry(doc); ok {
-			admitted++
+	readOnly := false
+	for k, p := range showing {
+		if p != nil {
+			admitted += fi.count[k]
+			readOnly = readOnly || p.readOnly
 		}
 	}
+	if readOnly { // a WRITE tool may have to be hidden: count one by one
+		admitted = 0
+		for doc := range fi.n {
+			if _, ok := entry(doc); ok {
+				admitted++
+			}
+		}
+	}
+	keep := func(doc int) bool { return showing[fi.provider(doc)] != nil }
+	if readOnly {
+		keep = func(doc int) bool { _, ok := entry(doc); return ok }
+	}
 	query := strings.Join(words, " ")
-	pg, err := fi.ix.Page(query, limit, cursor, fi.salt, func(doc int) bool { _, ok := entry(doc); return ok })
+	pg, err := fi.ix.Page(query, limit, cursor, fi.salt, keep)
 	if err != nil {
 		reason := "search: " + err.Error()
 		if errors.Is(err, search.ErrCursor) {
@@ -207,16 +282,5 @@ func (t *Turn) search(ctx context.Context, a *answer, words []string, limit int,
 
 // argNames are the input schema's top-level property names, sorted.
 func (tl *tool) argNames() []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(tl.input, &s) != nil {
-		return nil
-	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(declaredNames(tl.input)))
 }

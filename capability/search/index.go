@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -54,11 +53,14 @@ func Build(docs []Doc) *Index {
 	ix := &Index{n: len(docs), lens: make([]float32, len(docs))}
 	postings := map[string][]posting{}
 	tf := map[string]float32{}
+	stems := map[string]string{}
+	var words []string
 	var total float64
 	for i, d := range docs {
 		clear(tf)
 		add := func(text string, weight float32) {
-			for _, w := range Words(text) {
+			words = appendWords(words[:0], text, stems)
+			for _, w := range words {
 				tf[w] += weight
 				ix.lens[i] += weight
 			}
@@ -98,19 +100,27 @@ func Build(docs []Doc) *Index {
 	return ix
 }
 
-// postings decodes term t's postings.
+// postings decodes term t's postings. A decoded index is checked here, list by list as
+// queries need them (Decode checked the rest): a list that runs past its documents or does
+// not decode ends where it stops making sense.
 func (ix *Index) postings(t int) []posting {
 	b := ix.posts[ix.offs[t]:ix.offs[t+1]]
 	var out []posting
-	doc := int64(0)
+	doc := int64(-1)
 	for len(b) > 0 {
 		d, n := binary.Uvarint(b)
-		f, m := binary.Uvarint(b[max(n, 0):])
-		if n <= 0 || m <= 0 {
-			return out // Decode checked every list; unreachable
+		if n <= 0 {
+			return out
+		}
+		f, m := binary.Uvarint(b[n:])
+		if m <= 0 || (d == 0 && doc >= 0) {
+			return out
 		}
 		b = b[n+m:]
-		doc += int64(d)
+		doc = max(doc, 0) + int64(d)
+		if doc >= int64(ix.n) {
+			return out
+		}
 		out = append(out, posting{int32(doc), float32(f) / tfScale})
 	}
 	return out
@@ -128,6 +138,24 @@ type Hit struct {
 // Rank returns every document that holds any word of query, best first, ties by position.
 // A query with no word (only stop words or punctuation) matches nothing.
 func (ix *Index) Rank(query string) []Hit {
+	hits := ix.score(query)
+	slices.SortFunc(hits, better)
+	return hits
+}
+
+// better orders hits best first, ties by position (the family's order, by id).
+func better(a, b Hit) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return int(a.Doc - b.Doc)
+}
+
+// score returns every matching document with its BM25 score, in no particular order.
+func (ix *Index) score(query string) []Hit {
 	words := Words(query)
 	slices.Sort(words)
 	words = slices.Compact(words)
@@ -153,11 +181,28 @@ func (ix *Index) Rank(query string) []Hit {
 	for i, d := range matched {
 		hits[i] = Hit{int(d), scores[d]}
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].Doc < hits[j].Doc
-	})
 	return hits
+}
+
+// best returns the first k of hits in Rank's order, without sorting the rest.
+func best(hits []Hit, k int) []Hit {
+	if k <= 0 {
+		return hits[:0]
+	}
+	if k >= len(hits)/4 {
+		slices.SortFunc(hits, better)
+		return hits[:min(k, len(hits))]
+	}
+	top := make([]Hit, 0, k+1)
+	for _, h := range hits {
+		if len(top) == k && better(h, top[k-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, h, better)
+		top = slices.Insert(top, i, h)
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return top
 }

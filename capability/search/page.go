@@ -50,16 +50,18 @@ func (ix *Index) Page(query string, limit int, cursor, salt string, keep func(do
 			return Page{}, err
 		}
 	}
-	hits := ix.Rank(query)
+	hits := ix.score(query)
 	if keep != nil {
 		hits = slices.DeleteFunc(hits, func(h Hit) bool { return !keep(h.Doc) })
 	}
-	if start > len(hits) {
+	matched := len(hits)
+	if start > matched {
 		return Page{}, ErrCursor
 	}
-	end := min(start+limit, len(hits))
-	p := Page{Hits: hits[start:end], First: start, Matched: len(hits)}
-	if end < len(hits) {
+	end := min(start+limit, matched)
+	top := best(hits, end)
+	p := Page{Hits: top[start:end], First: start, Matched: matched}
+	if end < matched {
 		p.Next = makeCursor(end, query, salt)
 	}
 	return p, nil

@@ -178,3 +178,19 @@ func TestPage(t *testing.T) {
 		t.Errorf("kept odd documents: %+v %v", odd, err)
 	}
 }
+
+// best gives the first k of Rank's order, ties by position, whatever k.
+func TestBest(t *testing.T) {
+	t.Parallel()
+	var hits []Hit
+	for i := range 300 {
+		hits = append(hits, Hit{Doc: (i * 7919) % 300, Score: float64((i * 31) % 17)})
+	}
+	want := slices.Clone(hits)
+	slices.SortFunc(want, better)
+	for _, k := range []int{0, 1, 5, 20, 74, 75, 299, 300} {
+		if got := best(slices.Clone(hits), k); !slices.Equal(got, want[:k]) {
+			t.Errorf("best(%d) = %v, want %v", k, got, want[:k])
+		}
+	}
+}

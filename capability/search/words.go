@@ -22,15 +22,37 @@ import (
 // changes (readFile, HTTPServer, get-sum, read_text_file), lower-cased and stemmed; stop
 // words are dropped. A query and a document go through the same function.
 func Words(s string) []string {
-	var out []string
-	for _, w := range split(s) {
-		w = strings.ToLower(w)
+	return appendWords(nil, s, nil)
+}
+
+// appendWords appends s's words to out; stems, when not nil, remembers each word's stem (a
+// family repeats its words thousands of times, and stemming is most of the work).
+func appendWords(out []string, s string, stems map[string]string) []string {
+	eachPart(s, func(w string) {
+		w = lower(w)
 		if stopWords[w] {
-			continue
+			return
 		}
-		out = append(out, stem(w))
-	}
+		st, ok := stems[w]
+		if !ok {
+			st = stem(w)
+			if stems != nil {
+				stems[w] = st
+			}
+		}
+		out = append(out, st)
+	})
 	return out
+}
+
+// lower is strings.ToLower without an allocation for a word already in lower case.
+func lower(w string) string {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(w)
+		}
+	}
+	return w
 }
 
 // split cuts s into runs of letters and digits, and each run again where case changes: a
@@ -38,34 +60,77 @@ func Words(s string) []string {
 // by one upper and then a lower-case letter (the "P" of "HTTPServer" starts "Server").
 func split(s string) []string {
 	var out []string
+	eachPart(s, func(w string) { out = append(out, w) })
+	return out
+}
+
+// kind is what split needs to know of a rune.
+type kind uint8
+
+const (
+	other kind = iota
+	lowerCase
+	upperCase
+	digit
+	caseless // a letter with no case
+)
+
+func kindOf(r rune) kind {
+	if r < 0x80 {
+		switch c := byte(r); {
+		case c >= 'a' && c <= 'z':
+			return lowerCase
+		case c >= 'A' && c <= 'Z':
+			return upperCase
+		case c >= '0' && c <= '9':
+			return digit
+		}
+		return other
+	}
+	switch {
+	case unicode.IsUpper(r):
+		return upperCase
+	case unicode.IsLower(r):
+		return lowerCase
+	case unicode.IsDigit(r):
+		return digit
+	case unicode.IsLetter(r):
+		return caseless
+	}
+	return other
+}
+
+// eachPart calls f with each part split finds, in order, without allocating.
+func eachPart(s string, f func(string)) {
 	start := -1
-	var prev, prev2 rune
+	var prev, prev2 kind
+	prevLen := 0
 	for i, r := range s {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		if !word {
+		k := kindOf(r)
+		if k == other {
 			if start >= 0 {
-				out = append(out, s[start:i])
+				f(s[start:i])
 				start = -1
 			}
-			prev, prev2 = 0, 0
+			prev, prev2 = other, other
 			continue
 		}
 		if start < 0 {
 			start = i
-		} else if unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)) {
-			out = append(out, s[start:i])
+		} else if k == upperCase && (prev == lowerCase || prev == digit) {
+			f(s[start:i])
 			start = i
-		} else if unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2) {
-			at := i - utf8.RuneLen(prev)
-			out = append(out, s[start:at])
+		} else if k == lowerCase && prev == upperCase && prev2 == upperCase {
+			at := i - prevLen
+			f(s[start:at])
 			start = at
 		}
-		prev2, prev = prev, r
+		prev2, prev = prev, k
+		prevLen = utf8.RuneLen(r)
 	}
 	if start >= 0 {
-		out = append(out, s[start:])
+		f(s[start:])
 	}
-	return out
 }
 
 // stopWords carry no meaning of their own in a tool's description or a query.
