@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Schemas are checked in two tiers (docs/capabilities.md): the native validator for the subset
@@ -158,4 +161,150 @@ func joinLeaves(leaves []string) string {
 		parts[i] = shown(l, schemaMax)
 	}
 	return strings.Join(parts, "; ") + more
+}
+
+// propertyNames are the keys of the input schema's top-level "properties", in the order the
+// schema gives them, read by a scan of the bytes rather than by decoding the schema: the search
+// index reads them for every tool of a family. The schema is JSON that was decoded whole
+// before (a provider's listing); anything the scan does not expect falls back to declaredNames.
+func propertyNames(input json.RawMessage) []string {
+	s := jsonScan{b: input}
+	if !s.skipSpaceTo('{') {
+		return slices.Sorted(maps.Keys(declaredNames(input)))
+	}
+	var names []string
+	var seen map[string]bool
+	found := false
+	for !s.skipSpaceTo('}') {
+		key, ok := s.key()
+		if !ok {
+			return slices.Sorted(maps.Keys(declaredNames(input)))
+		}
+		if key == "properties" {
+			if found || !s.skipSpaceTo('{') {
+				// twice, or not an object: as decoding reads it
+				return slices.Sorted(maps.Keys(declaredNames(input)))
+			}
+			found = true
+			for !s.skipSpaceTo('}') {
+				k, ok := s.key()
+				if !ok || !s.value() {
+					return slices.Sorted(maps.Keys(declaredNames(input)))
+				}
+				if seen == nil && len(names) == 16 {
+					seen = map[string]bool{} // a long list: no quadratic look-ups
+					for _, n := range names {
+						seen[n] = true
+					}
+				}
+				if seen != nil && !seen[k] || seen == nil && !slices.Contains(names, k) {
+					names = append(names, k)
+					if seen != nil {
+						seen[k] = true
+					}
+				}
+				s.skipSpaceTo(',')
+			}
+		} else if !s.value() {
+			return slices.Sorted(maps.Keys(declaredNames(input)))
+		}
+		s.skipSpaceTo(',')
+	}
+	return names
+}
+
+// jsonScan walks JSON text that is known to be valid.
+type jsonScan struct {
+	b []byte
+	i int
+}
+
+// skipSpaceTo skips blanks and, when the next byte is c, it too, reporting whether it was.
+func (s *jsonScan) skipSpaceTo(c byte) bool {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// key reads a member's name and its colon.
+func (s *jsonScan) key() (string, bool) {
+	if !s.skipSpaceTo('"') {
+		return "", false
+	}
+	start := s.i - 1
+	if !s.skipString() {
+		return "", false
+	}
+	raw := s.b[start:s.i]
+	if !s.skipSpaceTo(':') {
+		return "", false
+	}
+	if !bytes.ContainsRune(raw, '\\') && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var k string
+	if json.Unmarshal(raw, &k) != nil {
+		return "", false
+	}
+	return k, true
+}
+
+// skipString skips the rest of a string whose opening quote was read.
+func (s *jsonScan) skipString() bool {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '\\':
+			s.i += 2
+			continue
+		case '"':
+			s.i++
+			return true
+		}
+		s.i++
+	}
+	return false
+}
+
+// value skips one value.
+func (s *jsonScan) value() bool {
+	s.skipSpaceTo(0)
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch s.b[s.i] {
+	case '"':
+		s.i++
+		return s.skipString()
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				s.i++
+				if !s.skipString() {
+					return false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.i++
+					return true
+				}
+			}
+			s.i++
+		}
+		return false
+	}
+	for s.i < len(s.b) && !strings.ContainsRune(",}] \t\n\r", rune(s.b[s.i])) {
+		s.i++
+	}
+	return true
 }

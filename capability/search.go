@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/spear-shell/spear-shell/audit"
@@ -280,7 +278,7 @@ func (t *Turn) search(ctx context.Context, a *answer, words []string, limit int,
 	return ""
 }
 
-// argNames are the input schema's top-level property names, sorted.
+// argNames are the input schema's top-level property names.
 func (tl *tool) argNames() []string {
-	return slices.Sorted(maps.Keys(declaredNames(tl.input)))
+	return propertyNames(tl.input)
 }
