@@ -55,16 +55,7 @@ func lower(w string) string {
 	return w
 }
 
-// split cuts s into runs of letters and digits, and each run again where case changes: a
-// lower-case letter or digit followed by an upper-case one, or an upper-case letter followed
-// by one upper and then a lower-case letter (the "P" of "HTTPServer" starts "Server").
-func split(s string) []string {
-	var out []string
-	eachPart(s, func(w string) { out = append(out, w) })
-	return out
-}
-
-// kind is what split needs to know of a rune.
+// kind is what eachPart needs to know of a rune.
 type kind uint8
 
 const (
@@ -100,7 +91,10 @@ func kindOf(r rune) kind {
 	return other
 }
 
-// eachPart calls f with each part split finds, in order, without allocating.
+// eachPart calls f, in order and without allocating, with each run of letters and digits of s,
+// cut again where case changes: a lower-case letter or digit followed by an upper-case one, or
+// an upper-case letter followed by one upper and then a lower-case letter (the "P" of
+// "HTTPServer" starts "Server").
 func eachPart(s string, f func(string)) {
 	start := -1
 	var prev, prev2 kind
