@@ -68,8 +68,8 @@ func (e *Editor) readLine(p shownPrompt) (string, error) {
 	} else {
 		io.WriteString(e.out, p.head)
 	}
-	keys := &sizedKeys{keys: e.keys}
 	screen := &editorScreen{w: e.out, head: p.head, prompt: p.last}
+	keys := &sizedKeys{keys: e.keys, screen: screen}
 	t := term.NewTerminal(struct {
 		io.Reader
 		io.Writer
@@ -119,6 +119,7 @@ func (e *Editor) readLine(p shownPrompt) (string, error) {
 type sizedKeys struct {
 	keys       *Keys
 	t          *term.Terminal
+	screen     *editorScreen
 	hook       keyHook    // the editor's key hook, off while plain text goes onto a long line
 	length     lineLength // of the line, as the hook last saw it and plain text made it
 	mu         sync.Mutex // fit runs on the editor's reads and on SIGWINCH
@@ -184,6 +185,10 @@ func (k *sizedKeys) next() (byte, error) {
 		return k.held, nil
 	}
 	k.fit()
+	if !k.keys.Ready() {
+		// Nothing more typed for now: the line is drawn as it stands.
+		k.screen.endWrap()
+	}
 	var b [1]byte
 	if _, err := k.keys.Read(b[:]); err != nil {
 		return 0, err
@@ -200,13 +205,15 @@ type editorScreen struct {
 	head, prompt string
 	mu           sync.Mutex // the editor draws from its reads and on SIGWINCH
 	appended     string     // a key pastLimit put at the end of the line, not drawn yet
+	wrapMu       sync.Mutex
+	wrapHeld     bool // the line end the editor put at the window's edge, not written yet
 }
 
 // clearScreen is how the editor clears the screen.
 const clearScreen = "\x1b[2J\x1b[H"
 
 func (s *editorScreen) Write(p []byte) (int, error) {
-	text := s.drawn(string(p))
+	text := s.wraps(s.drawn(string(p)))
 	if i := strings.Index(text, standIn); i >= 0 {
 		j := strings.LastIndex(text, standIn) + len(standIn)
 		head := text[:i]
@@ -219,4 +226,69 @@ func (s *editorScreen) Write(p []byte) (int, error) {
 	}
 	_, err := io.WriteString(s.w, text)
 	return len(p), err
+}
+
+// wraps leaves out the line end the editor writes when text reaches the window's edge (it moves
+// its cursor there, the next line's start, since a terminal that wraps leaves the cursor at the
+// edge until the next character): readline writes a line longer than the window as it is, and
+// the terminal wraps it, so that what is typed is echoed as typed, which a harness reading the
+// raw output strips from the command's output (OpenHands). A line end the editor put after text
+// and before more text goes; one at the end of what it writes is held, and goes if text comes
+// next (the terminal wraps before that text, where the editor has its cursor), else it is
+// written before what comes (a cursor move, a line's end, a redraw), or when nothing more is
+// typed for now (endWrap), as readline moves to the next line at the edge.
+func (s *editorScreen) wraps(text string) string {
+	if text == "" {
+		return text
+	}
+	s.wrapMu.Lock()
+	defer s.wrapMu.Unlock()
+	var b strings.Builder
+	if s.wrapHeld {
+		s.wrapHeld = false
+		if !textFirst(text) {
+			b.WriteString("\r\n")
+		}
+	}
+	afterText := false
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '\x1b' {
+			end := escapeEnd(text, i)
+			b.WriteString(text[i:end])
+			i, afterText = end, false
+			continue
+		}
+		if c == '\r' && afterText && strings.HasPrefix(text[i:], "\r\n") {
+			rest := text[i+2:]
+			if rest == "" {
+				s.wrapHeld = true
+				break
+			}
+			if textFirst(rest) {
+				i += 2
+				continue
+			}
+		}
+		afterText = c >= ' ' && c != 0x7f
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}
+
+// textFirst tells whether text starts with a character that takes a column (no control
+// character, no escape sequence).
+func textFirst(text string) bool { return text != "" && text[0] >= ' ' && text[0] != 0x7f }
+
+// endWrap writes a held line end: the cursor goes to the next line's start, where the editor
+// has it.
+func (s *editorScreen) endWrap() {
+	s.wrapMu.Lock()
+	held := s.wrapHeld
+	s.wrapHeld = false
+	s.wrapMu.Unlock()
+	if held {
+		io.WriteString(s.w, "\n")
+	}
 }

@@ -113,9 +113,10 @@ func TestHistoryFile(t *testing.T) {
 func TestEditorScreen(t *testing.T) {
 	for _, tc := range []struct{ head, prompt, in, want string }{
 		// the stand-in becomes the prompt; line ends lose the \r the terminal adds
-		{"", "\x1b[1mP\x1b[0m> ", standIn + standIn + standIn + "ls\r\n", "\x1b[1mP\x1b[0m> ls\n"},
-		// a prompt wider than the window comes in pieces: the line ends between them go
-		{"", "abcd", standIn + standIn + "\r\n" + standIn + standIn + "\r\n", "abcd\n"},
+		{"", "\x1b[1mP\x1b[0m> ", standIn + standIn + standIn + "ls\x1b[D\r\n", "\x1b[1mP\x1b[0m> ls\x1b[D\n"},
+		// a prompt wider than the window comes in pieces: the line ends between them go (the
+		// last, at the window's edge, is held: TestEditorScreenWraps)
+		{"", "abcd", standIn + standIn + "\r\n" + standIn + standIn + "\r\nx", "abcdx"},
 		{"top\n", "p", "x\x1b[D", "x\x1b[D"},
 		// Ctrl-L: the prompt's first lines come back too
 		{"top\n", "p", clearScreen + standIn + "x", clearScreen + "top\npx"},
@@ -124,6 +125,37 @@ func TestEditorScreen(t *testing.T) {
 		s := &editorScreen{w: &b, head: tc.head, prompt: tc.prompt}
 		if _, err := s.Write([]byte(tc.in)); err != nil || b.String() != tc.want {
 			t.Errorf("Write(%q) wrote %q, want %q", tc.in, b.String(), tc.want)
+		}
+	}
+}
+
+// TestEditorScreenWraps: a line end the editor puts at the window's edge is left to the
+// terminal's own wrap when text follows, as readline leaves it, and written otherwise.
+func TestEditorScreenWraps(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes []string // "" calls endWrap
+		want   string
+	}{
+		{"text on", []string{"abc\r\nde"}, "abcde"},
+		{"a key at a time", []string{"c\r\n", "d", "e"}, "cde"},
+		{"Enter after the edge", []string{"c\r\n", "\r\n"}, "c\n\n"},
+		{"a cursor move after the edge", []string{"c\r\n", "\x1b[A\x1b[79C"}, "c\n\x1b[A\x1b[79C"},
+		{"nothing typed for now", []string{"c\r\n", ""}, "c\n"},
+		{"after a cursor move", []string{"\x1b[C\r\nx"}, "\x1b[C\nx"},
+		{"a line's end", []string{"\r\n"}, "\n"},
+	} {
+		var b strings.Builder
+		s := &editorScreen{w: &b}
+		for _, w := range tc.writes {
+			if w == "" {
+				s.endWrap()
+			} else {
+				s.Write([]byte(w))
+			}
+		}
+		if b.String() != tc.want {
+			t.Errorf("%s: wrote %q, want %q", tc.name, b.String(), tc.want)
 		}
 	}
 }

@@ -77,6 +77,13 @@ func (r *Keys) Read(p []byte) (int, error) {
 	}
 }
 
+// Ready tells whether a byte is there to read now (typed ahead, or sent at once by a harness).
+func (r *Keys) Ready() bool {
+	fds := []unix.PollFd{{Fd: int32(r.fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
+}
+
 // Cancel ends the read that waits, or the next one.
 func (r *Keys) Cancel() { _, _ = unix.Write(r.wake[1], []byte{0}) }
 

@@ -21,7 +21,7 @@ func TestPastLimit(t *testing.T) {
 		{name: "end", pos: len(full), key: 'y', line: full + "y", newPos: len(full) + 1,
 			writes: []string{redraw + "y"}, want: []string{"y"}},
 		{name: "end at the window's edge", pos: len(full), key: '日', line: full + "日", newPos: len(full) + 3,
-			writes: []string{redraw + "日\r\n"}, want: []string{"日\n"}},
+			writes: []string{redraw + "日\r\n", "z"}, want: []string{"日", "z"}},
 		{name: "an empty write first", pos: len(full), key: 'y', line: full + "y", newPos: len(full) + 1,
 			writes: []string{"", redraw + "y", "z"}, want: []string{"", "y", "z"}},
 		{name: "a write of something else (a resize)", pos: len(full), key: 'y', line: full + "y", newPos: len(full) + 1,
@@ -29,7 +29,7 @@ func TestPastLimit(t *testing.T) {
 		{name: "a resize's drawing first, with the prompt", pos: len(full), key: 'x', line: full + "x", newPos: len(full) + 1,
 			writes: []string{"\x1b[2A" + standIn + full[:len(full)-2] + "x", redraw + "x"}, want: []string{"\x1b[2A" + full[:len(full)-2] + "x", "x"}},
 		{name: "middle", pos: 4, key: 'y', line: "xxxxy" + full[4:], newPos: 5,
-			writes: []string{redraw + "y"}, want: []string{redraw + "y"}},
+			writes: []string{redraw + "y"}, want: []string{strings.Replace(redraw, "\r\n", "", 1) + "y"}},
 	} {
 		var out strings.Builder
 		s := &editorScreen{w: &out}

@@ -60,7 +60,8 @@ type ShellConfig struct {
 	OwnGroup bool
 	// Prompts says the session is a terminal session: the shell gets bash -i's PS1 and PS2.
 	Prompts bool
-	// TrapInterrupt keeps the shell alive when SIGINT stops a command (a session goes on).
+	// TrapInterrupt keeps the shell alive when SIGINT stops a command (a session goes on); in a
+	// terminal session (Prompts) SIGINT also gives up the rest of the unit, as in bash -i.
 	TrapInterrupt bool
 	// Tracing says the shell starts with xtrace or verbose on (-x, -v).
 	Tracing bool
@@ -212,7 +213,10 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	if cfg.Argv0 != "" {
 		init = append(init, "BASH_ARGV0="+shellQuote(cfg.Argv0))
 	}
-	if cfg.TrapInterrupt {
+	switch {
+	case cfg.TrapInterrupt && cfg.Prompts:
+		init = append(init, bi+"trap -- "+shellQuote(interruptTrap)+" INT")
+	case cfg.TrapInterrupt:
 		init = append(init, bi+"trap '"+bi+":' INT")
 	}
 	if cfg.Prompts {

@@ -92,3 +92,21 @@ func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 // Interrupted makes $? 130 for the next prompt and command, as a Ctrl-C at bash -i's prompt
 // does; it never ends the shell under set -e.
 func (s *Shell) Interrupted() { s.status, s.restore, s.pipestatus = 130, true, "" }
+
+// interruptTrap is a terminal session's SIGINT trap. bash -i gives up the whole command line it
+// is running at Ctrl-C, a builtin waiting (read) or a loop included, and its $? is 130; bash -s
+// with `trap : INT` runs the trap and goes on (read goes on reading, a loop runs its next round).
+// This trap leaves the unit as bash -i leaves it: a builtin given an argument it takes none of
+// (`suspend 1`, its message going to a closed stderr) makes bash give up everything it runs, up
+// to its reading loop, eval included, which reads the next line of the script: spear-shell's
+// next request. $? is set to 130 before (that loop keeps a failing status).
+//
+// It acts only inside the group a unit runs in, where the reply descriptor is closed: the
+// plumbing's own lines (reading a batch, a reply, a prompt) have it open, and are never given
+// up. Giving up from inside bash's wait for a child leaves the wait's own SIGINT handler in
+// place, and the next SIGINT would not reach the trap; so the trap sets itself again first, from
+// its own text (__spear_t, there only while it runs).
+var interruptTrap = "__spear_t=" + shellQuote(interruptRest) + "; " + interruptRest
+
+var interruptRest = `[[ -p /dev/fd/` + strconv.Itoa(replyFD) + ` ]] || { ` + bi + `trap -- "__spear_t=${__spear_t@Q}; $__spear_t" INT; ` +
+	bi + `unset -v __spear_t; ` + setStatus + `130 && ` + bi + `:; ` + bi + `suspend 1 ` + noStderr + `; }; ` + bi + `unset -v __spear_t`
