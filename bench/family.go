@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,6 +40,11 @@ func (h *home) warm(ctx context.Context) error {
 		if _, err := h.w.run(ctx, h.c(line)); err != nil {
 			return fmt.Errorf("warm %s: %w", h.name, err)
 		}
+	}
+	// A turn whose answers could not reach its keeper (a socket path over 107 bytes, say) runs
+	// its providers in each process: another path than the one measured, so it is an error.
+	if b, err := os.ReadFile(filepath.Join(filepath.Dir(h.manifest), "audit.jsonl")); err != nil || bytes.Contains(b, []byte(`"keeper_unavailable"`)) {
+		return fmt.Errorf("warm %s: the turn's keeper was not reached (audit: keeper_unavailable, or %v)", h.name, err)
 	}
 	return nil
 }

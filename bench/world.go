@@ -154,7 +154,8 @@ func (w *world) newHome(name string, provs []provider, isolation string) (*home,
 	w.homes++
 	base := filepath.Join(w.root, fmt.Sprintf("%02d-%s", w.homes, name))
 	h := &home{w: w, name: name, dir: filepath.Join(base, "home"), manifest: filepath.Join(base, "turn.json")}
-	runtime := filepath.Join(base, "run")
+	// Short: the keeper's socket (SPEC 12) lies under it, in a path of at most 107 bytes.
+	runtime := filepath.Join(base, "r")
 	for _, d := range []string{h.dir, runtime} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("home %s: %w", name, err)

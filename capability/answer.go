@@ -25,6 +25,10 @@ type answer struct {
 	described []Described
 	outcome   *CallOutcome
 	preflight *Preflight
+
+	// guarded: this answer is an invoke whose call is sent only while the provider's listing is
+	// the one its checks used (family.go, invoke.go), so its definitions need not be fetched.
+	guarded bool
 }
 
 func (t *Turn) newAnswer(stdout, stderr io.Writer) *answer {

@@ -47,6 +47,9 @@ type prov struct {
 	// listing holds them (providers.Definer), not the whole listing.
 	partial bool
 	fetched map[string]bool
+	// listing: the hash of the keeper's listing that fetched came from, when the client sends
+	// calls guarded by it (providers.GuardedCaller); "" otherwise.
+	listing string
 }
 
 // tool is one capability: a provider's tool whose definition passed the checks.
@@ -311,6 +314,7 @@ type startResult struct {
 	byName   map[string]*tool
 
 	fetched map[string]bool // not nil: only these names were asked (and judged) of the listing
+	listing string          // with fetched: the listing's hash, when calls can be guarded by it
 	began   time.Time
 }
 
@@ -335,8 +339,10 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string, only map[str
 		}
 		// A running provider is listed again only when its listing is stale (relist.go): a
 		// session's answers mostly cost one round trip each, and a changed definition still
-		// meets its pin.
-		if p.client != nil && !t.stale(p) && p.holds(only[id], only != nil) {
+		// meets its pin. An invoke of a tool whose definition came from a listing the call can
+		// be guarded by (a.guarded, p.listing) needs none: the call is sent only if that listing
+		// is still the provider's (Turn.call).
+		if p.client != nil && (!t.stale(p) || a.guarded && p.listing != "") && p.holds(only[id], only != nil) {
 			continue
 		}
 		todo = append(todo, p)
@@ -380,7 +386,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string, only map[str
 		p.tools, p.byName = r.kept, r.byName
 		p.unusable = visibleRejected(p, r.rejected)
 		p.listedSeq, p.listedAt = t.seq, t.now()
-		p.partial, p.fetched = r.fetched != nil, r.fetched
+		p.partial, p.fetched, p.listing = r.fetched != nil, r.fetched, r.listing
 		for _, rj := range r.rejected {
 			sum := sha256.Sum256([]byte(rj.name + "\x00" + rj.reason))
 			if e.State.Once("tool_rejected@" + p.cfg.ID + "@" + hex.EncodeToString(sum[:8])) {
@@ -428,7 +434,7 @@ func startAndFetch(ctx context.Context, e *turnEnv, p *prov, listOnly bool, name
 		return listStarted(ctx, e, p, r, false)
 	}
 	lctx, cancel := context.WithTimeout(ctx, providers.Timeout(p.cfg))
-	defs, _, err := d.Definitions(lctx, names)
+	defs, listing, err := d.Definitions(lctx, names)
 	cancel()
 	if errors.Is(err, keeper.ErrLost) {
 		return listStarted(ctx, e, p, r, false) // listTools starts the provider here
@@ -443,6 +449,9 @@ func startAndFetch(ctx context.Context, e *turnEnv, p *prov, listOnly bool, name
 	r.fetched = make(map[string]bool, len(names))
 	for _, n := range names {
 		r.fetched[n] = true
+	}
+	if _, ok := r.client.(providers.GuardedCaller); ok {
+		r.listing = listing.Hash
 	}
 	return r
 }

@@ -83,7 +83,12 @@ func (t *Turn) checkInvoke(ctx context.Context, a *answer, target, arguments str
 	if e.provs[id] == nil {
 		return refuse(CodeUnknown, boundName(target)+": no such capability is offered to this turn", nil)
 	}
-	if !t.family(ctx, a, []string{id}, map[string][]string{id: {name}}) {
+	// A preflight says what an invoke would meet now, so it looks at the listing now; an invoke
+	// may use the definitions it has when its call is guarded by their listing (call).
+	a.guarded = !preflight
+	ok := t.family(ctx, a, []string{id}, map[string][]string{id: {name}})
+	a.guarded = false
+	if !ok {
 		return nil, nil, "", t.interrupted(a, target, "")
 	}
 	tl, code, reason := t.lookup(target)
@@ -158,12 +163,25 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	timeout := providers.Timeout(p.cfg)
 	began := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
-	res, err := p.client.CallTool(cctx, tl.name, forward)
+	res, moved, err := t.send(cctx, p, tl, forward)
 	cancel()
 	took := time.Since(began)
 
 	outcome := audit.Event{Name: audit.EventInvoked, Provider: p.cfg.ID, Capability: tl.id, Class: tl.class,
 		AuditID: auditID, Duration: took, Fields: map[string]any{"phase": "outcome"}}
+	if moved != "" && err == nil {
+		// Not sent: the tool's definition is not the pinned one any more (send). The intent
+		// gets its outcome; the answer is the refusal the checks would have made.
+		p.listing, p.partial, p.fetched = "", true, nil // the next answer fetches it again
+		outcome.Code, outcome.Reason = CodeDefinitionChanged, moved
+		outcome.Fields["sent"] = false
+		a.outcome = &CallOutcome{Capability: tl.id, Provider: p.cfg.ID, AuditID: auditID, Code: CodeDefinitionChanged, Reason: moved}
+		if err := e.Log(outcome); err != nil {
+			return a.auditUnavailable(err)
+		}
+		a.errf(CodeDefinitionChanged, "%s", moved)
+		return CodeDefinitionChanged
+	}
 	var rpc *mcpstdio.RPCError
 	var tooLarge *mcpstdio.TooLargeError
 	var body, code, reason string
@@ -245,6 +263,35 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		a.errf(code, "%s", reason)
 	}
 	return code
+}
+
+// guardedTries bounds the guarded sends of one call whose provider's listing keeps changing
+// under it while the tool itself stays as pinned.
+const guardedTries = 3
+
+// send sends the call. A provider whose calls can be guarded by the listing tl's definition
+// came from (p.listing) gets it so: a listing that changed since stops the call before it is
+// sent, and the tool as the new listing holds it is judged again as a fetched definition is;
+// when it still matches its pin the call is sent on the new listing, otherwise moved says why
+// the tool no longer matches (definition-changed) and nothing was sent.
+func (t *Turn) send(ctx context.Context, p *prov, tl *tool, forward json.RawMessage) (res *mcpstdio.CallResult, moved string, err error) {
+	gc, ok := p.client.(providers.GuardedCaller)
+	if !ok || p.listing == "" {
+		res, err = p.client.CallTool(ctx, tl.name, forward)
+		return res, "", err
+	}
+	for range guardedTries {
+		res, m, err := gc.CallToolIf(ctx, tl.name, forward, p.listing)
+		if err != nil || m == nil {
+			return res, "", err
+		}
+		kept, _ := judgeDefinitions(p.cfg, p.readOnly, []providers.Definition{m.Def})
+		if len(kept) != 1 || kept[0].hash != tl.hash || !t.env.pinMatches(tl) {
+			return nil, tl.id + ": the tool's definition changed since this turn's family was selected", nil
+		}
+		p.listing = m.Listing.Hash // the same tool in another listing: sent on that one
+	}
+	return nil, tl.id + ": the provider's listing kept changing while the call was being sent; it was not sent", nil
 }
 
 // checkOutput enforces an outputSchema on structuredContent.

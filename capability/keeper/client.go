@@ -248,10 +248,31 @@ func (kp *keptProvider) Definitions(ctx context.Context, names []string) ([]prov
 }
 
 func (kp *keptProvider) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcpstdio.CallResult, error) {
-	rep, err := kp.roundTrip(ctx, mcpstdio.StageCall, request{Op: opCall, Name: name, Arguments: args})
+	res, _, err := kp.CallToolIf(ctx, name, args, "")
+	return res, err
+}
+
+// CallToolIf is CallTool sent only while the provider's listing is still the one whose hash
+// is listing (providers.GuardedCaller); otherwise nothing is sent and moved says what the new
+// listing holds under name. An empty listing sends the call unconditionally.
+func (kp *keptProvider) CallToolIf(ctx context.Context, name string, args json.RawMessage, listing string) (*mcpstdio.CallResult, *providers.Moved, error) {
+	rep, err := kp.roundTrip(ctx, mcpstdio.StageCall, request{Op: opCall, Name: name, Arguments: args, Listing: listing})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	if rep.Moved {
+		if listing == "" || len(rep.Defs) != 1 || rep.Defs[0].Name != name || rep.Defs[0].Count < 0 ||
+			(rep.Defs[0].Count == 0) != (rep.Defs[0].Tool == nil) || rep.Defs[0].Tool != nil && rep.Defs[0].Tool.Name != name {
+			return nil, nil, kp.lost(mcpstdio.StageCall, fmt.Errorf("a moved answer that does not answer the call"))
+		}
+		return nil, &providers.Moved{Def: fromWireDefs(rep.Defs)[0],
+			Listing: providers.Listing{Hash: rep.Hash, Age: time.Duration(rep.AgeMS) * time.Millisecond}}, nil
+	}
+	res, err := kp.decodeResult(rep)
+	return res, nil, err
+}
+
+func (kp *keptProvider) decodeResult(rep response) (*mcpstdio.CallResult, error) {
 	res, err := mcpstdio.DecodeResult(rep.Result)
 	if err != nil {
 		return nil, &providers.Failure{Msg: mcpstdio.StageCall + ": " + err.Error(), Stage: mcpstdio.StageCall, Is: []error{mcpstdio.ErrProtocol}}

@@ -223,13 +223,19 @@ func (k *server) tools(id string, kp *kept, names []string) response {
 	}
 	defs := make([]wireDef, len(names))
 	for i, n := range names {
-		defs[i] = wireDef{Name: n}
-		if at, ok := kp.names[n]; ok {
-			defs[i].Count = at.count
-			defs[i].Tool = &kp.tools[at.first]
-		}
+		defs[i] = kp.def(n)
 	}
 	return response{Defs: defs, Hash: kp.hash, AgeMS: time.Since(kp.listedAt).Milliseconds()}
+}
+
+// def is name as the last listing holds it; kp.mu is held.
+func (kp *kept) def(name string) wireDef {
+	d := wireDef{Name: name}
+	if at, ok := kp.names[name]; ok {
+		d.Count = at.count
+		d.Tool = &kp.tools[at.first]
+	}
+	return d
 }
 
 // relist lists the provider again when it announced a change or its last listing is
@@ -270,6 +276,18 @@ func (k *server) relist(id string, kp *kept) response {
 // provider out of the turn.
 func (k *server) call(id string, kp *kept, req request, reqs <-chan request) response {
 	kp.mu.Lock()
+	if req.Listing != "" {
+		// Only on the listing the caller checked (proto.go): refreshed as tools would refresh it.
+		if r := k.relist(id, kp); r.Err != nil {
+			kp.mu.Unlock()
+			return r
+		}
+		if kp.hash != req.Listing {
+			r := response{Moved: true, Defs: []wireDef{kp.def(req.Name)}, Hash: kp.hash, AgeMS: time.Since(kp.listedAt).Milliseconds()}
+			kp.mu.Unlock()
+			return r
+		}
+	}
 	c := kp.client
 	kp.mu.Unlock()
 	if c == nil {

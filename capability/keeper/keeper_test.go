@@ -315,3 +315,102 @@ func TestKeeperToolsReportsTheListingAsListed(t *testing.T) {
 		t.Fatalf("serve: %d", code)
 	}
 }
+
+// TestKeeperGuardedCall: a call guarded by a listing is sent while that listing is the
+// provider's; once the provider's listing changed (here: announced, so the keeper lists it
+// again at the call) the call is not sent and the tool comes back as the new listing holds it,
+// with that listing's hash, on which the next call is sent. An unguarded call is sent as ever.
+func TestKeeperGuardedCall(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	record := filepath.Join(dir, "record")
+	obj := map[string]any{"type": "object"}
+	fake := func(otherDesc string) map[string]any {
+		return map[string]any{"reload": true, "record": record, "tools": []any{
+			map[string]any{"name": "echo", "description": "Echo.", "inputSchema": obj, "behavior": map[string]any{"echo": true}},
+			map[string]any{"name": "other", "description": otherDesc, "inputSchema": obj, "behavior": map[string]any{"echo": true}},
+			map[string]any{"name": "announce", "inputSchema": obj, "behavior": map[string]any{"listChanged": true, "text": []string{"ok"}}},
+		}}
+	}
+	s := oneProviderTurn(t, dir, fake("Other."))
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: socketPath(state), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan int, 1)
+	go func() { served <- serve(s, ln, false) }()
+	ps := s
+	ps.Self, ps.Environ = filepath.Join(dir, "never-run"), []string{}
+	core := providers.Load(ps, nil)
+	link := Reach(core)
+	if link == nil {
+		t.Fatalf("no link to the keeper: %s", core.None)
+	}
+	p, _ := core.Provider("p")
+	c, reached, err := link.Start(context.Background(), p.Config)
+	if !reached || err != nil {
+		t.Fatalf("start through the keeper: reached %v, %v", reached, err)
+	}
+	defer c.Close()
+	gc, ok := c.(providers.GuardedCaller)
+	if !ok {
+		t.Fatalf("a kept provider is not a providers.GuardedCaller")
+	}
+	sent := func(word string) bool {
+		b, _ := os.ReadFile(record)
+		return strings.Contains(string(b), word)
+	}
+	call := func(word, listing string) (*providers.Moved, error) {
+		res, moved, err := gc.CallToolIf(context.Background(), "echo", json.RawMessage(`{"w":"`+word+`"}`), listing)
+		if err == nil && moved == nil && (len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, word)) {
+			t.Errorf("%s: result %+v", word, res)
+		}
+		return moved, err
+	}
+	_, first, err := gc.Definitions(context.Background(), []string{"echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := call("alpha", first.Hash); moved != nil || err != nil || !sent("alpha") {
+		t.Fatalf("guarded by the provider's listing: moved %+v, %v, sent %v", moved, err, sent("alpha"))
+	}
+
+	// Another tool changes and the provider says so: the listing echo came from is gone.
+	b, _ := json.Marshal(fake("Other, changed."))
+	if err := os.WriteFile(filepath.Join(dir, "p.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(context.Background(), "announce", json.RawMessage(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := call("beta", first.Hash)
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case moved == nil:
+		t.Fatal("a call guarded by a listing that changed was answered")
+	case sent("beta"):
+		t.Error("a call guarded by a listing that changed reached the provider")
+	case moved.Listing.Hash == first.Hash || moved.Listing.Hash == "":
+		t.Errorf("moved to listing %q (it was %q)", moved.Listing.Hash, first.Hash)
+	case moved.Def.Name != "echo" || moved.Def.Count != 1 || moved.Def.Tool == nil || moved.Def.Tool.Description != "Echo.":
+		t.Errorf("moved: echo as %+v", moved.Def)
+	}
+	if moved, err := call("gamma", moved.Listing.Hash); moved != nil || err != nil || !sent("gamma") {
+		t.Errorf("guarded by the new listing: moved %+v, %v, sent %v", moved, err, sent("gamma"))
+	}
+	if moved, err := call("delta", ""); moved != nil || err != nil || !sent("delta") {
+		t.Errorf("unguarded: moved %+v, %v, sent %v", moved, err, sent("delta"))
+	}
+	c.Close()
+	if code := EndTurn(s, io.Discard); code != 0 {
+		t.Fatalf("EndTurn: %d", code)
+	}
+	if code := <-served; code != 0 {
+		t.Fatalf("serve: %d", code)
+	}
+}

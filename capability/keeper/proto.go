@@ -8,6 +8,11 @@ package keeper
 // capability record stays with the answering process, which gets the provider's tools and raw
 // tools/call results as the provider sent them.
 //
+// A call may name the listing (its hash) that the caller checked the tool's definition against:
+// the keeper then sends it only if the provider's listing, refreshed exactly as tools refreshes
+// it, is still that listing, and otherwise answers moved with the tool's definition in the new
+// one, for the caller to judge again. The keeper compares two hashes; it decides nothing.
+//
 // tools is list cut to the names asked: for each name, how many times the provider's last
 // listing holds it and its first definition there (as list would have carried it), with the
 // listing's hash and age. The keeper lists again exactly when list would (a change announced,
@@ -29,7 +34,7 @@ import (
 
 // protocol changes whenever a message changes: a client and a keeper of different
 // builds then do not talk.
-const protocol = 2
+const protocol = 3
 
 // Names in the turn's state directory.
 const (
@@ -68,7 +73,11 @@ type request struct {
 	Name      string          `json:"name,omitempty"`      // call
 	Names     []string        `json:"names,omitempty"`     // tools
 	Arguments json.RawMessage `json:"arguments,omitempty"` // call
-	Reason    string          `json:"reason,omitempty"`    // stop
+	// call: the hash of the listing the caller's definitions came from (a tools answer); the
+	// call is sent only while the provider's listing, refreshed as tools would refresh it, is
+	// still that one. "" sends it unconditionally.
+	Listing string `json:"listing,omitempty"`
+	Reason  string `json:"reason,omitempty"` // stop
 }
 
 type response struct {
@@ -78,7 +87,10 @@ type response struct {
 	Hash   string          `json:"hash,omitempty"`   // tools: the listing's hash (providers.ListingHash)
 	AgeMS  int64           `json:"age_ms,omitempty"` // tools: how old the listing is
 	Result json.RawMessage `json:"result,omitempty"` // call: the result object as the provider sent it
-	Tail   string          `json:"tail,omitempty"`   // the provider's stderr tail, after a failure
+	// call with a listing that is no longer the provider's: the call was not sent; Defs holds
+	// the called name as the new listing holds it, Hash and AgeMS say which listing that is.
+	Moved bool   `json:"moved,omitempty"`
+	Tail  string `json:"tail,omitempty"` // the provider's stderr tail, after a failure
 }
 
 type wireTool struct {

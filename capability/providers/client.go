@@ -48,6 +48,22 @@ type Definer interface {
 	Definitions(ctx context.Context, names []string) ([]Definition, Listing, error)
 }
 
+// A GuardedCaller is a Definer whose calls can be sent on a condition: that the provider's
+// listing is still the one (by its Listing.Hash) the caller's definitions came from. A caller
+// that checked a tool against a definition from that listing then needs no fresh definitions
+// before each call: a listing that changed meanwhile stops the call before it is sent, and
+// the tool comes back as the new listing holds it (Moved) for the caller to judge again.
+type GuardedCaller interface {
+	Definer
+	CallToolIf(ctx context.Context, name string, args json.RawMessage, listing string) (*mcpstdio.CallResult, *Moved, error)
+}
+
+// Moved says that a guarded call was not sent: the provider's listing is another one now.
+type Moved struct {
+	Def     Definition // the tool's name as the new listing holds it
+	Listing Listing
+}
+
 // ListingHash fingerprints a listing as the provider sent it: SHA-256 over each tool object's
 // bytes, each preceded by its length.
 func ListingHash(tools []mcpstdio.Tool) string {

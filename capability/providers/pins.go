@@ -50,7 +50,17 @@ func pinLines(pins []Pin) []byte {
 // capabilities finds each by binary search in the file, reading a few hundred bytes per step
 // (a family of 10,000 pins 730 KB); only a process that asks for many (a listing) reads the
 // file whole into a map, once. Capability ids hold no blank, so a line splits at its blank.
+//
+// The pin file, once it exists, never changes (a fact of the turn's state), so what a search
+// found, or did not find, is kept: a process that asks about the same capability again (an
+// invoke checks its pin twice; the MCP face answers many calls of one turn state) reads the
+// file once per capability, and only distinct capabilities count towards reading it whole.
 func (t *Turn) PinOf(id string) (hash string, ok bool) {
+	if t.pins == nil {
+		if p, seen := t.pinSeen[id]; seen {
+			return p.hash, p.ok
+		}
+	}
 	if t.pins == nil && t.pinSearches < pinSearchesMax {
 		t.pinSearches++
 		var found bool
@@ -60,6 +70,13 @@ func (t *Turn) PinOf(id string) (hash string, ok bool) {
 			return err
 		})
 		if err == nil {
+			if exists {
+				// Absent, the file may still be written by another process: nothing is kept.
+				if t.pinSeen == nil {
+					t.pinSeen = make(map[string]pinFound, pinSearchesMax)
+				}
+				t.pinSeen[id] = pinFound{hash, found}
+			}
 			return hash, exists && found
 		}
 	}
@@ -74,9 +91,16 @@ func (t *Turn) PinOf(id string) (hash string, ok bool) {
 				t.pins[id] = h
 			}
 		}
+		t.pinSeen = nil
 	}
 	hash, ok = t.pins[id]
 	return hash, ok
+}
+
+// pinFound is what one search of the pin file found.
+type pinFound struct {
+	hash string
+	ok   bool
 }
 
 // pinSearchesMax is how many capabilities a process looks up in the pin file before it reads

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -100,5 +102,53 @@ func TestSearchPinsAt(t *testing.T) {
 				t.Fatalf("%d pins: %q found (%q, %v)", n, absent, h, err)
 			}
 		}
+	}
+}
+
+// TestPinOfKeepsWhatItFound: a capability looked up again is answered from what its search
+// found, without the file (which never changes once written) and without counting towards
+// reading the file whole; a pin file that is absent is looked for again, since another process
+// of the turn may write it.
+func TestPinOfKeepsWhatItFound(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	st, err := openState(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := &Turn{State: st}
+	if _, ok := reader.PinOf("p/echo"); ok {
+		t.Fatal("a pin found before the family was pinned")
+	}
+	var pins []Pin
+	for i := range 3000 {
+		pins = append(pins, Pin{ID: fmt.Sprintf("p/t%04d", i), Hash: fmt.Sprintf("%064x", i)})
+	}
+	pins = append(pins, Pin{ID: "p/echo", Hash: strings.Repeat("e", 64)})
+	other, err := openState(dir, "") // another process of the turn pins it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created, err := (&Turn{State: other}).PinFamily(pins); !created || err != nil {
+		t.Fatalf("PinFamily: %v %v", created, err)
+	}
+	if h, ok := reader.PinOf("p/echo"); !ok || h != strings.Repeat("e", 64) {
+		t.Fatalf("p/echo after pinning: %q %v", h, ok)
+	}
+	if _, ok := reader.PinOf("p/none"); ok {
+		t.Fatal("p/none found")
+	}
+	if err := os.Remove(filepath.Join(dir, pinsFact)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 * pinSearchesMax {
+		if h, ok := reader.PinOf("p/echo"); !ok || h != strings.Repeat("e", 64) {
+			t.Fatalf("p/echo again: %q %v", h, ok)
+		}
+		if _, ok := reader.PinOf("p/none"); ok {
+			t.Fatal("p/none found again")
+		}
+	}
+	if reader.pinSearches != 3 || reader.pins != nil {
+		t.Errorf("%d searches of the file, whole map %v; want 3 searches and no map", reader.pinSearches, reader.pins != nil)
 	}
 }

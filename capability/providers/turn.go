@@ -71,8 +71,9 @@ type Turn struct {
 
 	scopePin string // the turn's pinned workspace and project (scope.go), once known
 
-	pins        map[string]string // capability id -> pinned hash, once read whole (pins.go)
-	pinSearches int               // pins looked up in the file itself (pins.go)
+	pins        map[string]string   // capability id -> pinned hash, once read whole (pins.go)
+	pinSearches int                 // pins looked up in the file itself (pins.go)
+	pinSeen     map[string]pinFound // what those searches found, by id (pins.go)
 }
 
 // Load reads the manifest and the registry, opens the audit trail and the state, pins the
