@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,6 +47,9 @@ type Face struct {
 	mu     sync.Mutex
 	gen    *generation
 	direct map[string]string // registered direct tool name -> capability id
+
+	fpMu sync.Mutex
+	seen map[string]seenFile // the turn's files as last read (fingerprint)
 }
 
 // generation is the face's view of one turn state: the turns that answer its calls.
@@ -124,18 +128,54 @@ func (f *Face) current() *generation {
 }
 
 // fingerprint hashes the content of the turn's files (a file that cannot be read counts as
-// its error), so that touching a file without changing it is no change.
+// its error), so that touching a file without changing it is no change. A file whose device,
+// inode, size, modification and change times are as last seen is not read again: any write
+// changes its change time, which no user can set back.
 func (f *Face) fingerprint() string {
+	f.fpMu.Lock()
+	defer f.fpMu.Unlock()
+	if f.seen == nil {
+		f.seen = map[string]seenFile{}
+	}
 	h := sha256.New()
 	for _, p := range f.opts.Files() {
-		b, err := os.ReadFile(p)
-		fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
-		if err != nil {
-			fmt.Fprintf(h, "error: %v", err)
+		var st syscall.Stat_t
+		err := syscall.Stat(p, &st)
+		sig := fileSig{st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano()}
+		if old, ok := f.seen[p]; err == nil && ok && old.sig == sig {
+			h.Write(old.sum[:])
+			continue
 		}
-		h.Write(b)
+		b, rerr := os.ReadFile(p)
+		sum := sha256.New()
+		fmt.Fprintf(sum, "%s\x00%d\x00", p, len(b))
+		if rerr != nil {
+			fmt.Fprintf(sum, "error: %v", rerr)
+		}
+		sum.Write(b)
+		var seen seenFile
+		copy(seen.sum[:], sum.Sum(nil))
+		if err == nil && rerr == nil {
+			seen.sig = sig
+			f.seen[p] = seen
+		} else {
+			delete(f.seen, p)
+		}
+		h.Write(seen.sum[:])
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fileSig is what a stat says of a file's identity and last change.
+type fileSig struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64
+}
+
+type seenFile struct {
+	sig fileSig
+	sum [sha256.Size]byte
 }
 
 // turn takes a turn of the generation to answer one call; put gives it back.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -133,3 +134,37 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// The turn's files are read again only when a stat says they changed; a change of content
+// of the same size is seen, a rewrite with the same content is no change.
+func TestFingerprint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := dir + "/turn.json"
+	write := func(s string) {
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"turn":"a"}`)
+	f := &Face{opts: Options{Files: func() []string { return []string{p, dir + "/missing"} }}}
+	a := f.fingerprint()
+	if f.fingerprint() != a {
+		t.Fatal("no change, another fingerprint")
+	}
+	write(`{"turn":"a"}`)
+	if f.fingerprint() != a {
+		t.Error("the same content written again is a change")
+	}
+	write(`{"turn":"b"}`)
+	b := f.fingerprint()
+	if b == a {
+		t.Error("a change of the same size was not seen")
+	}
+	if err := os.WriteFile(dir+"/missing", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f.fingerprint() == b {
+		t.Error("a file that appeared was not seen")
+	}
+}
