@@ -1,0 +1,407 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The turn most cases use: provider p (whole family: READ echo, wait, fail, rpcfail, badout;
+// WRITE put refused), w (a WRITE under confirm), slow (a call that never ends but by its
+// timeout), down (cannot start).
+const refusalCaps = `{"providers": [
+  {"id": "p", "command": ["$FAKEPROVIDER", "$WORK/p.json"], "scope": "global", "read": ["echo", "wait", "fail", "rpcfail", "badout"]},
+  {"id": "w", "command": ["$FAKEPROVIDER", "$WORK/w.json"], "scope": "global", "write": "confirm"},
+  {"id": "slow", "command": ["$FAKEPROVIDER", "$WORK/slow.json"], "scope": "global", "read": ["hang"], "timeout": 2},
+  {"id": "down", "command": ["$FAKEPROVIDER", "$WORK/down.json"], "scope": "global"}
+]}`
+
+const echoSchema = `{"type": "object", "properties": {"message": {"type": "string"}}, "additionalProperties": false}`
+
+var refusalFiles = map[string]string{
+	"p.json": `{"record": "$WORK/p.record", "tools": [
+  {"name": "echo", "description": "Echo the message.", "inputSchema": ` + echoSchema + `, "behavior": {"echo": true}},
+  {"name": "put", "description": "Store the message.", "inputSchema": ` + echoSchema + `, "behavior": {"echo": true}},
+  {"name": "wait", "description": "Wait until cancelled.", "inputSchema": {"type": "object"}, "behavior": {"waitCancel": true}},
+  {"name": "fail", "description": "Fail.", "inputSchema": {"type": "object"}, "behavior": {"isError": true, "text": ["it broke"]}},
+  {"name": "rpcfail", "description": "Fail at the protocol.", "inputSchema": {"type": "object"}, "behavior": {"rpcError": {"code": -32000, "message": "boom"}}},
+  {"name": "badout", "description": "Break its output schema.", "inputSchema": {"type": "object"},
+   "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+   "behavior": {"structured": {"n": "not a number"}, "text": ["{\"n\": \"not a number\"}"]}}
+]}`,
+	"w.json": `{"record": "$WORK/w.record", "tools": [
+  {"name": "put", "description": "Store.", "inputSchema": ` + echoSchema + `, "behavior": {"echo": true}}
+]}`,
+	"slow.json": `{"record": "$WORK/slow.record", "tools": [
+  {"name": "hang", "description": "Never answer.", "inputSchema": {"type": "object"}, "behavior": {"waitCancel": true}}
+]}`,
+	"down.json": `{"exit": 1}`,
+}
+
+// TestFaceRefusals: every refusal code reachable through the face, each checked in its result
+// and in the audit trail (records marked face mcp, SPEC 7).
+func TestFaceRefusals(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, refusalCaps, map[string]any{}, refusalFiles)
+	f := fx.startFace(t)
+
+	t.Run("malformed", func(t *testing.T) {
+		cases := []struct {
+			tool string
+			args any
+			msg  string
+		}{
+			{"spear_search", map[string]any{}, "query needs at least one word"},
+			{"spear_search", map[string]any{"query": 3}, `argument "query" has the wrong type`},
+			{"spear_search", map[string]any{"query": "echo", "limit": 51}, "limit must be 1-50"},
+			{"spear_search", map[string]any{"query": "echo", "extra": 1}, `unknown argument "extra"`},
+			{"spear_search", json.RawMessage(`{"query": "echo", "query": "put"}`), `key "query" is given twice`},
+			{"spear_describe", map[string]any{"ids": "p/echo"}, `argument "ids" has the wrong type`},
+			{"spear_describe", map[string]any{"ids": []string{}}, "ids needs at least one"},
+			{"spear_describe", map[string]any{"ids": []string{"echo"}}, "is not of the form <provider>/<tool>"},
+			{"spear_invoke", map[string]any{}, "id is required"},
+			{"spear_invoke", map[string]any{"id": "p/echo", "arguments": "x"}, `argument "arguments" must be an object`},
+			{"spear_preflight", map[string]any{"id": 7}, `argument "id" has the wrong type`},
+			{"spear_preflight", map[string]any{"id": "p/echo", "arguments": []int{1}}, `argument "arguments" must be an object`},
+			{"spear_explain", map[string]any{"code": "no-such-code"}, "is not a refusal code"},
+			{"spear_explain", map[string]any{}, "is not a refusal code"},
+		}
+		for _, c := range cases {
+			msg := refused(t, f.call(t, c.tool, c.args), "malformed", c.tool+": "+c.msg)
+			// recorded with its reason, but spear_explain's: it reveals nothing of the turn
+			if c.tool != "spear_explain" {
+				fx.want(t, "capability_refused,face=mcp,code=malformed,reason="+msg)
+			}
+		}
+		if n, want := fx.count(t, "capability_refused,face=mcp,code=malformed"), len(cases)-2; n != want {
+			t.Errorf("%d malformed records, want %d (spear_explain is not recorded)", n, want)
+		}
+		if n := countPrefix(fx.records(t), "spear_explain"); n != 0 {
+			t.Errorf("spear_explain was recorded %d times", n)
+		}
+		// a cursor that is not one of this search's
+		res := f.call(t, "spear_search", map[string]any{"query": "echo", "cursor": "not-a-cursor"})
+		refused(t, res, "malformed", "cursor")
+		fx.want(t, "capability_refused,face=mcp,code=malformed")
+		// spear_explain answers a known code
+		res = f.call(t, "spear_explain", map[string]any{"code": "write-refused"})
+		if res.IsError || sc(t, res)["code"] != "write-refused" {
+			t.Errorf("spear_explain write-refused: %s", show(res))
+		}
+	})
+
+	t.Run("unknown-capability", func(t *testing.T) {
+		for _, id := range []string{"nope/x", "p/missing"} {
+			res := f.invoke(t, id, map[string]any{})
+			refused(t, res, "unknown-capability", id)
+			fx.want(t, "capability_refused,face=mcp,code=unknown-capability,capability="+id)
+		}
+		// spear_describe: an item with its code; isError only when no id was known
+		res := f.call(t, "spear_describe", map[string]any{"ids": []string{"p/echo", "nope/x"}})
+		items := sc(t, res)["items"].([]any)
+		if res.IsError || len(items) != 2 || items[0].(map[string]any)["id"] != "p/echo" || items[1].(map[string]any)["code"] != "unknown-capability" {
+			t.Errorf("describe p/echo nope/x: %s", show(res))
+		}
+		res = f.call(t, "spear_describe", map[string]any{"ids": []string{"nope/x"}})
+		if !res.IsError || sc(t, res)["items"].([]any)[0].(map[string]any)["code"] != "unknown-capability" {
+			t.Errorf("describe nope/x: %s", show(res))
+		}
+		fx.want(t, "capability_described,face=mcp,capability=p/echo")
+	})
+
+	t.Run("unavailable", func(t *testing.T) {
+		res := f.invoke(t, "down/anything", map[string]any{})
+		refused(t, res, "unavailable", "down")
+		fx.want(t, "provider_failed,provider=down", "capability_refused,face=mcp,code=unavailable,capability=down/anything")
+	})
+
+	t.Run("invalid-arguments", func(t *testing.T) {
+		res := f.invoke(t, "p/echo", map[string]any{"message": 3})
+		refused(t, res, "invalid-arguments", "p/echo")
+		res = f.invoke(t, "p/echo", map[string]any{"other": "x"})
+		refused(t, res, "invalid-arguments", "p/echo")
+		if n := fx.count(t, "capability_refused,face=mcp,code=invalid-arguments,capability=p/echo"); n != 2 {
+			t.Errorf("%d invalid-arguments records, want 2", n)
+		}
+	})
+
+	t.Run("write-refused", func(t *testing.T) {
+		res := f.invoke(t, "p/put", map[string]any{"message": "x"})
+		refused(t, res, "write-refused", "p/put is a WRITE capability")
+		fx.want(t, "capability_refused,face=mcp,code=write-refused,capability=p/put,class=WRITE")
+	})
+
+	t.Run("not-confirmed", func(t *testing.T) {
+		res := f.invoke(t, "w/put", map[string]any{"message": "x"})
+		refused(t, res, "not-confirmed", "the turn has no approver")
+		fx.want(t, "capability_refused,face=mcp,code=not-confirmed,capability=w/put")
+	})
+
+	t.Run("tool-error", func(t *testing.T) {
+		for _, id := range []string{"p/fail", "p/rpcfail"} {
+			res := f.invoke(t, id, map[string]any{})
+			m := sc(t, res)
+			if !res.IsError || m["code"] != "tool-error" || m["decision"] != "tool-error" || m["capability"] != id || m["auditId"] == "" {
+				t.Errorf("%s: %s", id, show(res))
+				continue
+			}
+			tx := texts(res)
+			if len(tx) < 3 || !strings.HasPrefix(tx[0], "spear-capability: tool-error: ") || !strings.Contains(tx[1], "External content from capability "+id) {
+				t.Errorf("%s: texts %q", id, tx)
+			}
+			want := map[string]string{"p/fail": "it broke", "p/rpcfail": "boom"}[id]
+			if !strings.Contains(strings.Join(tx[2:], "\n"), want) {
+				t.Errorf("%s: the provider's text %q is not framed: %q", id, want, tx)
+			}
+			fx.want(t, fmt.Sprintf("capability_invoked,face=mcp,phase=outcome,code=tool-error,audit_id=%s", m["auditId"]))
+		}
+	})
+
+	t.Run("invalid-output", func(t *testing.T) {
+		res := f.invoke(t, "p/badout", map[string]any{})
+		m := sc(t, res)
+		if !res.IsError || m["code"] != "invalid-output" || m["decision"] != "invalid-output" {
+			t.Fatalf("p/badout: %s", show(res))
+		}
+		fx.want(t, fmt.Sprintf("capability_invoked,face=mcp,phase=outcome,code=invalid-output,audit_id=%s", m["auditId"]))
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		res := f.invoke(t, "slow/hang", map[string]any{})
+		m := sc(t, res)
+		if !res.IsError || m["code"] != "timeout" || m["decision"] != "timeout" {
+			t.Fatalf("slow/hang: %s", show(res))
+		}
+		fx.want(t, fmt.Sprintf("capability_invoked,face=mcp,phase=outcome,code=timeout,audit_id=%s", m["auditId"]))
+		// on timeout notifications/cancelled is sent (SPEC 6)
+		fx.awaitCall(t, "slow.record", "cancelled")
+	})
+
+	t.Run("interrupted", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := f.s.CallTool(ctx, &mcp.CallToolParams{Name: "spear_invoke", Arguments: map[string]any{"id": "p/wait", "arguments": map[string]any{}}})
+			done <- err
+		}()
+		fx.awaitCall(t, "p.record", "wait")
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("a cancelled call returned %v", err)
+		}
+		// the face records the interruption and passes notifications/cancelled on
+		fx.awaitRecord(t, "capability_invoked,face=mcp,phase=outcome,code=interrupted,capability=p/wait")
+		fx.awaitRecord(t, "interrupted,face=mcp,capability=p/wait")
+		fx.awaitCall(t, "p.record", "cancelled")
+		// and the session goes on
+		ok(t, fx, f.invoke(t, "p/echo", map[string]any{"message": "after"}), "p/echo")
+	})
+
+	t.Run("every record is the face's", func(t *testing.T) {
+		for _, m := range fx.records(t) {
+			ev, _ := m["event"].(string)
+			if strings.HasPrefix(ev, "keeper_") || ev == "provider_failed" && m["face"] == nil {
+				continue // the keeper's own records
+			}
+			if m["face"] != "mcp" {
+				t.Errorf("a record without face mcp: %v", m)
+			}
+		}
+	})
+}
+
+func countPrefix(recs []map[string]any, prefix string) int {
+	n := 0
+	for _, m := range recs {
+		if r, _ := m["reason"].(string); strings.HasPrefix(r, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestFaceNoCapabilities: without a manifest every call answers no-capabilities, and nothing
+// is recorded (there is no turn).
+func TestFaceNoCapabilities(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, refusalCaps, nil, refusalFiles)
+	f := fx.startFace(t, "SPEAR_AUDIT_FILE="+fx.audit, "SPEAR_TURN_MANIFEST=")
+	for _, c := range []struct {
+		tool string
+		args any
+	}{
+		{"spear_search", map[string]any{"query": "echo"}},
+		{"spear_describe", map[string]any{"ids": []string{"p/echo"}}},
+		{"spear_invoke", map[string]any{"id": "p/echo", "arguments": map[string]any{}}},
+		{"spear_preflight", map[string]any{"id": "p/echo"}},
+	} {
+		refused(t, f.call(t, c.tool, c.args), "no-capabilities", "no turn manifest")
+	}
+	if tl := f.tools(t); len(tl) != 5 {
+		t.Errorf("tools/list without a turn: %v", keys(tl))
+	}
+	if recs := fx.records(t); len(recs) != 0 {
+		t.Errorf("records without a turn:\n%s", dumpRecords(recs))
+	}
+	if n := len(livePids(fx.dir)); n != 0 {
+		t.Errorf("%d processes started without a turn", n)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestFacePreflight: spear_preflight's verdict is the decision of the invoke that follows it.
+func TestFacePreflight(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, refusalCaps, map[string]any{}, refusalFiles)
+	f := fx.startFace(t)
+	cases := []struct {
+		id   string
+		args any
+		want string
+	}{
+		{"p/echo", map[string]any{"message": "x"}, "ok"},
+		{"p/echo", map[string]any{"message": 1}, "invalid-arguments"},
+		{"p/put", map[string]any{"message": "x"}, "write-refused"},
+		{"nope/x", map[string]any{}, "unknown-capability"},
+		{"p/nope", map[string]any{}, "unknown-capability"},
+		{"w/put", map[string]any{"message": "x"}, "not-confirmed"},
+		{"down/x", map[string]any{}, "unavailable"},
+	}
+	for _, c := range cases {
+		before := len(fx.calls(t, "p.record"))
+		pre := f.call(t, "spear_preflight", map[string]any{"id": c.id, "arguments": c.args})
+		pm := sc(t, pre)
+		if pm["decision"] != c.want || pre.IsError {
+			t.Errorf("preflight %s: %s, want decision %s", c.id, show(pre), c.want)
+		}
+		if after := len(fx.calls(t, "p.record")); after != before {
+			t.Errorf("preflight %s called the provider", c.id)
+		}
+		rec := "capability_preflighted,face=mcp,capability=" + c.id + ",decision=" + c.want
+		if c.want != "ok" {
+			rec += ",code=" + c.want
+		}
+		fx.want(t, rec)
+		inv := f.invoke(t, c.id, c.args)
+		im := sc(t, inv)
+		got := im["decision"]
+		if got == nil {
+			got = im["code"]
+		}
+		if got != c.want {
+			t.Errorf("%s: preflight said %s, invoke answered %s", c.id, c.want, show(inv))
+		}
+		if c.want != "ok" && im["message"] != pm["message"] {
+			t.Errorf("%s: preflight's reason %q, invoke's %q", c.id, pm["message"], im["message"])
+		}
+	}
+	// needs-confirmation: the approver would be asked (it is not, by the preflight)
+	fx.setManifest(t, map[string]any{"approver": []string{filepath.Join(fx.dir, "approve.sh")}})
+	fx.write(t, "approve.sh", "#!/bin/sh\necho asked >> $WORK/approver.log\nexit 0\n")
+	if err := os.Chmod(filepath.Join(fx.dir, "approve.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pre := f.call(t, "spear_preflight", map[string]any{"id": "w/put", "arguments": map[string]any{"message": "x"}})
+	if sc(t, pre)["decision"] != "needs-confirmation" {
+		t.Errorf("preflight w/put with an approver: %s", show(pre))
+	}
+	if _, err := os.Stat(filepath.Join(fx.dir, "approver.log")); err == nil {
+		t.Error("the preflight asked the approver")
+	}
+	ok(t, fx, f.invoke(t, "w/put", map[string]any{"message": "x"}), "w/put")
+	if b, _ := os.ReadFile(filepath.Join(fx.dir, "approver.log")); string(b) != "asked\n" {
+		t.Errorf("the approver was asked %q", b)
+	}
+	fx.want(t, "capability_preflighted,face=mcp,capability=w/put,decision=needs-confirmation",
+		"capability_invoked,face=mcp,phase=intent,capability=w/put,approval=approved")
+}
+
+// TestFaceApproverDenies: an approver that denies is not-confirmed.
+func TestFaceApproverDenies(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, refusalCaps, map[string]any{"approver": []string{"/bin/false"}}, refusalFiles)
+	f := fx.startFace(t)
+	refused(t, f.invoke(t, "w/put", map[string]any{"message": "x"}), "not-confirmed", "not confirmed")
+	fx.want(t, "capability_refused,face=mcp,code=not-confirmed,capability=w/put")
+	if c := fx.calls(t, "w.record"); len(c) != 0 {
+		t.Errorf("a call not confirmed reached the provider: %v", c)
+	}
+}
+
+// The index-mode family: nine tools of x (more than 8 are never shown whole).
+func indexFiles() map[string]string {
+	var tools []string
+	for i := range 9 {
+		tools = append(tools, fmt.Sprintf(`{"name": "t%d", "description": "Tool number %d.", "inputSchema": {"type": "object"}, "behavior": {"echo": true}}`, i, i))
+	}
+	return map[string]string{"x.json": `{"record": "$WORK/x.record", "tools": [` + strings.Join(tools, ",") + `]}`}
+}
+
+const indexCaps = `{"providers": [{"id": "x", "command": ["$FAKEPROVIDER", "$WORK/x.json"], "scope": "global", "read": ["t0","t1","t2","t3","t4","t5","t6","t7","t8"]}]}`
+
+// TestFaceIndexMode: a family of more than 8 is listed only through the five tools, and a
+// capability must be described before it is invoked (not-described); a new turn asks again.
+func TestFaceIndexMode(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, indexCaps, map[string]any{}, indexFiles())
+	f := fx.startFace(t)
+	if tl := f.tools(t); !slices.Equal(keys(tl), []string{"spear_describe", "spear_explain", "spear_invoke", "spear_preflight", "spear_search"}) {
+		t.Errorf("tools/list in index mode: %v", keys(tl))
+	}
+	fx.want(t, "capability_index_exposed,face=mcp,mode=index,via=mcp,count=9")
+	pre := f.call(t, "spear_preflight", map[string]any{"id": "x/t3"})
+	if sc(t, pre)["decision"] != "not-described" {
+		t.Errorf("preflight before describe: %s", show(pre))
+	}
+	refused(t, f.invoke(t, "x/t3", map[string]any{}), "not-described", "must be described in this turn")
+	fx.want(t, "capability_refused,face=mcp,code=not-described,capability=x/t3")
+	if c := fx.calls(t, "x.record"); len(c) != 0 {
+		t.Errorf("calls reached the provider: %v", c)
+	}
+	// search is a listing, not a description
+	res := f.call(t, "spear_search", map[string]any{"query": "number", "limit": 2})
+	m := sc(t, res)
+	if res.IsError || m["admitted"] != 9.0 || len(m["results"].([]any)) != 2 || m["nextCursor"] == nil {
+		t.Fatalf("search: %s", show(res))
+	}
+	next := f.call(t, "spear_search", map[string]any{"query": "number", "limit": 2, "cursor": m["nextCursor"]})
+	if next.IsError || sc(t, next)["results"].([]any)[0].(map[string]any)["id"] == m["results"].([]any)[0].(map[string]any)["id"] {
+		t.Errorf("next page: %s", show(next))
+	}
+	fx.want(t, "capability_searched,face=mcp")
+	refused(t, f.invoke(t, "x/t3", map[string]any{}), "not-described", "must be described")
+	// described (several at once), then invocable
+	d := f.call(t, "spear_describe", map[string]any{"ids": []string{"x/t3", "x/t4"}})
+	if d.IsError || len(sc(t, d)["items"].([]any)) != 2 {
+		t.Fatalf("describe: %s", show(d))
+	}
+	fx.want(t, "capability_described,face=mcp,capability=x/t3", "capability_described,face=mcp,capability=x/t4")
+	if pre := f.call(t, "spear_preflight", map[string]any{"id": "x/t3"}); sc(t, pre)["decision"] != "ok" {
+		t.Errorf("preflight after describe: %s", show(pre))
+	}
+	ok(t, fx, f.invoke(t, "x/t3", map[string]any{}), "x/t3")
+	ok(t, fx, f.invoke(t, "x/t4", map[string]any{}), "x/t4")
+
+	// a new turn: a new turn state, list_changed, described anew
+	f.drainChanged()
+	fx.setManifest(t, map[string]any{"turn": "t2"})
+	refused(t, f.invoke(t, "x/t3", map[string]any{}), "not-described", "must be described")
+	f.awaitChanged(t)
+	fx.want(t, "turn_started,face=mcp,turn=t2", "capability_refused,face=mcp,turn=t2,code=not-described,capability=x/t3")
+}
