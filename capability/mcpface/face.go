@@ -46,6 +46,7 @@ type Face struct {
 	mu     sync.Mutex
 	gen    *generation
 	direct map[string]string // registered direct tool name -> capability id
+	left   map[string]string // direct tools removed when their provider left the turn -> id
 }
 
 // generation is the face's view of one turn state: the turns that answer its calls.
@@ -66,7 +67,7 @@ func New(opts Options) *Face {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	f := &Face{opts: opts, direct: map[string]string{}}
+	f := &Face{opts: opts, direct: map[string]string{}, left: map[string]string{}}
 	f.server = mcp.NewServer(&mcp.Implementation{Name: "spear-mcp", Title: "spear capability plane", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions: instructions,

@@ -22,6 +22,22 @@ func (f *Face) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/list":
 			f.syncDirect(ctx)
+		case "tools/call":
+			// a direct tool removed when its provider left the turn is answered as its id
+			// would be (unavailable), not with the protocol's unknown tool
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				f.mu.Lock()
+				id, left := f.left[r.Params.Name]
+				_, direct := f.direct[r.Params.Name]
+				f.mu.Unlock()
+				if left && !direct {
+					raw := r.Params.Arguments
+					if len(raw) == 0 {
+						raw = json.RawMessage(`{}`)
+					}
+					return f.invoke(ctx, id, raw)
+				}
+			}
 		case "prompts/list":
 			return f.listPrompts(ctx)
 		case "prompts/get":
@@ -84,6 +100,7 @@ func (f *Face) syncDirect(ctx context.Context) {
 		}
 		if f.addDirect(name, e) {
 			f.direct[name] = e.ID
+			delete(f.left, name)
 		}
 	}
 }

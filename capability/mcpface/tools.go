@@ -275,13 +275,40 @@ func (f *Face) invoke(ctx context.Context, id string, arguments json.RawMessage)
 		compact.Reset()
 		compact.Write(arguments)
 	}
-	return f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
+	res, err := f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
 		o, r := t.FaceInvoke(ctx, id, compact.String())
 		if r != nil {
 			return g.refused(t, r, map[string]any{"capability": capability.Clean(id)})
 		}
 		return outcomeResult(t, o)
 	})
+	if res != nil && res.IsError {
+		if m, ok := res.StructuredContent.(json.RawMessage); ok && bytes.Contains(m, []byte(`"code":"`+capability.CodeUnavailable+`"`)) {
+			provider, _, _ := strings.Cut(id, "/")
+			f.providerLeft(provider)
+		}
+	}
+	return res, err
+}
+
+// providerLeft removes the direct tools of a provider that is unavailable for the rest of the
+// turn, which tells the client its tools changed (notifications/tools/list_changed, SPEC 13);
+// the next tools/list agrees, as the listing leaves such a provider's capabilities out. A
+// client that calls one of them still is answered unavailable, as its id would be (left).
+func (f *Face) providerLeft(provider string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var gone []string
+	for name, id := range f.direct {
+		if p, _, _ := strings.Cut(id, "/"); p == provider {
+			gone = append(gone, name)
+			delete(f.direct, name)
+			f.left[name] = id
+		}
+	}
+	if len(gone) > 0 {
+		f.server.RemoveTools(gone...)
+	}
 }
 
 func (f *Face) preflightTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -404,4 +405,145 @@ func TestFaceIndexMode(t *testing.T) {
 	refused(t, f.invoke(t, "x/t3", map[string]any{}), "not-described", "must be described")
 	f.awaitChanged(t)
 	fx.want(t, "turn_started,face=mcp,turn=t2", "capability_refused,face=mcp,turn=t2,code=not-described,capability=x/t3")
+}
+
+// TestFaceDefinitionChanged: a provider that changes a tool's definition mid-turn (and says so
+// with notifications/tools/list_changed) gets definition-changed at the next call, before the
+// call is sent.
+func TestFaceDefinitionChanged(t *testing.T) {
+	t.Parallel()
+	const tools = `{"reload": true, "record": "$WORK/ch.record", "tools": [
+  {"name": "echo", "description": "%s", "inputSchema": {"type": "object"}, "behavior": {"echo": true}},
+  {"name": "change", "description": "Announce a change.", "inputSchema": {"type": "object"}, "behavior": {"listChanged": true, "text": ["changed"]}}
+]}`
+	fx := newFixture(t, `{"providers": [{"id": "ch", "command": ["$FAKEPROVIDER", "$WORK/ch.json"], "scope": "global", "read": ["echo", "change"]}]}`,
+		map[string]any{}, map[string]string{"ch.json": fmt.Sprintf(tools, "Echo.")})
+	f := fx.startFace(t)
+	ok(t, fx, f.invoke(t, "ch/echo", map[string]any{}), "ch/echo")
+	fx.write(t, "ch.json", fmt.Sprintf(tools, "Echo, but otherwise."))
+	ok(t, fx, f.invoke(t, "ch/change", map[string]any{}), "ch/change")
+	refused(t, f.invoke(t, "ch/echo", map[string]any{}), "definition-changed", "ch/echo: the tool's definition changed")
+	fx.want(t, "capability_refused,face=mcp,code=definition-changed,capability=ch/echo")
+	if c := fx.calls(t, "ch.record"); !slices.Equal(c, []string{"echo", "change"}) {
+		t.Errorf("calls at the provider %v: the refused call must not be sent", c)
+	}
+	pre := f.call(t, "spear_preflight", map[string]any{"id": "ch/echo"})
+	if sc(t, pre)["decision"] != "definition-changed" {
+		t.Errorf("preflight after the change: %s", show(pre))
+	}
+}
+
+// The whole family of "notes": direct tools, but for two ids that map to one name and a name
+// over 50 characters; crash makes the provider leave the turn.
+var longTool = strings.Repeat("l", 45)
+
+const notesCaps = `{"providers": [{"id": "notes", "command": ["$FAKEPROVIDER", "$WORK/notes.json"], "scope": "global",
+  "read": ["get", "a.b", "a_b", "` + "LONG" + `", "crash"], "write": "allow"}]}`
+
+var notesFiles = map[string]string{"notes.json": `{"record": "$WORK/notes.record", "tools": [
+  {"name": "get", "description": "Get a note.", "inputSchema": ` + echoSchema + `, "behavior": {"echo": true, "structured": {"note": "n1"}}},
+  {"name": "put", "description": "Put a note.", "inputSchema": ` + echoSchema + `, "behavior": {"echo": true}},
+  {"name": "a.b", "description": "Dotted.", "inputSchema": {"type": "object"}, "behavior": {"text": ["dotted"]}},
+  {"name": "a_b", "description": "Underscored.", "inputSchema": {"type": "object"}, "behavior": {"text": ["underscored"]}},
+  {"name": "LONG", "description": "A long name.", "inputSchema": {"type": "object"}, "behavior": {"text": ["long"]}},
+  {"name": "crash", "description": "Crash.", "inputSchema": {"type": "object"}, "behavior": {"crash": 3}}
+]}`}
+
+func notesFixture(t *testing.T, manifest map[string]any) *fixture {
+	files := map[string]string{}
+	for k, v := range notesFiles {
+		files[k] = strings.ReplaceAll(v, "LONG", longTool)
+	}
+	return newFixture(t, strings.ReplaceAll(notesCaps, "LONG", longTool), manifest, files)
+}
+
+// TestFaceDirectTools: a family shown whole is also listed one MCP tool per capability
+// (notes__get), with readOnlyHint from READ, no outputSchema; two ids of one name and a name
+// over 50 characters are not direct tools, and spear_invoke reaches them.
+func TestFaceDirectTools(t *testing.T) {
+	t.Parallel()
+	fx := notesFixture(t, map[string]any{})
+	f := fx.startFace(t)
+	tl := f.tools(t)
+	want := []string{"notes__crash", "notes__get", "notes__put", "spear_describe", "spear_explain", "spear_invoke", "spear_preflight", "spear_search"}
+	if !slices.Equal(keys(tl), want) {
+		t.Fatalf("tools/list %v, want %v", keys(tl), want)
+	}
+	fx.want(t, "capability_index_exposed,face=mcp,mode=whole,via=mcp,count=6")
+	if a := tl["notes__get"].Annotations; a == nil || !a.ReadOnlyHint {
+		t.Errorf("notes__get (READ) annotations %+v", a)
+	}
+	if a := tl["notes__put"].Annotations; a == nil || a.ReadOnlyHint {
+		t.Errorf("notes__put (WRITE) annotations %+v", a)
+	}
+	for name, tool := range tl {
+		if tool.OutputSchema != nil {
+			t.Errorf("%s declares an outputSchema", name)
+		}
+	}
+	if d := tl["notes__get"].Description; !strings.Contains(d, "Get a note.") || !strings.Contains(d, "READ capability notes/get") {
+		t.Errorf("notes__get description %q", d)
+	}
+	res := f.call(t, "notes__get", map[string]any{"message": "hi"})
+	m := ok(t, fx, res, "notes/get")
+	if r, _ := m["result"].(map[string]any); r["note"] != "n1" {
+		t.Errorf("the provider's structuredContent is not under result: %s", show(res))
+	}
+	if tx := texts(res); len(tx) != 2 || tx[1] != `{"message":"hi"}` {
+		t.Errorf("texts %q", tx)
+	}
+	ok(t, fx, f.call(t, "notes__put", map[string]any{"message": "hi"}), "notes/put")
+	refused(t, f.call(t, "notes__get", map[string]any{"message": 1}), "invalid-arguments", "notes/get")
+	// the ones that are not direct tools, through spear_invoke
+	for id, text := range map[string]string{"notes/a.b": "dotted", "notes/a_b": "underscored", "notes/" + longTool: "long"} {
+		res := f.invoke(t, id, map[string]any{})
+		ok(t, fx, res, id)
+		if tx := texts(res); len(tx) != 2 || tx[1] != text {
+			t.Errorf("%s: texts %q", id, tx)
+		}
+	}
+	// an unknown tool is the protocol's error
+	_, err := f.s.CallTool(context.Background(), &mcp.CallToolParams{Name: "notes__a_b", Arguments: map[string]any{}})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, "unknown tool") {
+		t.Errorf("an unknown tool: %v (%T)", err, err)
+	}
+}
+
+// TestFaceProviderLeaves: a provider that leaves the turn mid-turn (its process ends during a
+// call) answers unavailable to its direct tools and to spear_invoke, and the face tells the
+// client its tools changed (notifications/tools/list_changed); tools/list no longer lists them.
+func TestFaceProviderLeaves(t *testing.T) {
+	t.Parallel()
+	fx := notesFixture(t, map[string]any{})
+	f := fx.startFace(t)
+	if _, ok := f.tools(t)["notes__get"]; !ok {
+		t.Fatal("notes__get is not listed")
+	}
+	// registering the direct tools at the first tools/list is one change (the SDK sends it)
+	f.awaitChanged(t)
+	ok(t, fx, f.call(t, "notes__get", map[string]any{"message": "hi"}), "notes/get")
+	f.drainChanged()
+	res := f.call(t, "notes__crash", map[string]any{})
+	if m := sc(t, res); !res.IsError || m["code"] != "unavailable" {
+		t.Fatalf("notes__crash: %s", show(res))
+	}
+	fx.want(t, "provider_failed,provider=notes")
+	refused(t, f.call(t, "notes__get", map[string]any{"message": "hi"}), "unavailable", "notes")
+	refused(t, f.invoke(t, "notes/get", map[string]any{"message": "hi"}), "unavailable", "notes")
+	refused(t, f.invoke(t, "notes/a.b", map[string]any{}), "unavailable", "notes")
+	if n := fx.count(t, "capability_refused,face=mcp,code=unavailable"); n != 3 {
+		t.Errorf("%d unavailable refusals recorded, want 3", n)
+	}
+	f.awaitChanged(t)
+	if tl := f.tools(t); len(tl) != 5 {
+		t.Errorf("tools/list after the provider left: %v", keys(tl))
+	}
+	// a client that calls the direct tool still is answered as its id would be
+	refused(t, f.call(t, "notes__get", map[string]any{"message": "hi"}), "unavailable", "notes")
+	// the family is fixed for the turn: a search still counts it, and says the provider is unavailable
+	s := f.call(t, "spear_search", map[string]any{"query": "note"})
+	if s.IsError || !strings.Contains(strings.Join(texts(s), ""), "notes is unavailable") {
+		t.Errorf("search after the provider left: %s", show(s))
+	}
 }
