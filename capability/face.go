@@ -111,6 +111,20 @@ func (r *Refusal) Ended() bool {
 	return r != nil && r.Code == CodeNoCapabilities && strings.Contains(r.Reason, providers.TurnEnded)
 }
 
+// EndedSince reports whether --end-turn has marked the turn's state ended since this turn was
+// loaded: a turn loads its state once, and the face keeps its turns across calls, so it asks
+// before each call (one read of the state) and answers with a fresh turn, which says the turn
+// has ended and starts nothing (SPEC 12, 13).
+func (t *Turn) EndedSince() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.loaded || t.env == nil || t.env.Turn == nil || t.env.State == nil || t.env.None == providers.TurnEnded {
+		return false
+	}
+	_, ended, err := t.env.State.Read(providers.EndedFact)
+	return err == nil && ended
+}
+
 // FaceSkippedPrompt records a prompt file the face left out.
 func (t *Turn) FaceSkippedPrompt(path, reason string) {
 	t.mu.Lock()

@@ -139,8 +139,19 @@ func (f *Face) fingerprint() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// turn takes a turn of the generation to answer one call; put gives it back.
+// turn takes a turn of the generation to answer one call; put gives it back. A turn that
+// --end-turn has ended since it loaded is replaced by a fresh one, which knows it (and the
+// others stop the providers they run: the answer's refusal closes the generation).
 func (g *generation) turn(ctx context.Context) (*capability.Turn, error) {
+	t, err := g.take(ctx)
+	if err != nil || !t.EndedSince() {
+		return t, err
+	}
+	t.Close(capability.CodeNoCapabilities)
+	return capability.NewTurn(g.settings), nil
+}
+
+func (g *generation) take(ctx context.Context) (*capability.Turn, error) {
 	select {
 	case t := <-g.idle:
 		return t, nil
@@ -165,6 +176,9 @@ func (g *generation) turn(ctx context.Context) (*capability.Turn, error) {
 func (g *generation) put(t *capability.Turn) {
 	g.mu.Lock()
 	closed := g.closed
+	if closed {
+		g.made-- // the generation may still answer (an ended turn does): room for a new turn
+	}
 	g.mu.Unlock()
 	if closed {
 		t.Close("")
@@ -182,6 +196,9 @@ func (g *generation) close(reason string) {
 	for {
 		select {
 		case t := <-g.idle:
+			g.mu.Lock()
+			g.made--
+			g.mu.Unlock()
 			t.Close(reason)
 		default:
 			return // turns still answering are closed by put

@@ -437,7 +437,7 @@ func TestFaceDefinitionChanged(t *testing.T) {
 // over 50 characters; crash makes the provider leave the turn.
 var longTool = strings.Repeat("l", 45)
 
-const notesCaps = `{"providers": [{"id": "notes", "command": ["$FAKEPROVIDER", "$WORK/notes.json"], "scope": "global",
+const notesCaps = `{"providers": [{"id": "notes", "command": ["$FAKEPROVIDER", "$WORK/notes.json"], "scope": "global", "tasks": ["implementation", "general"],
   "read": ["get", "a.b", "a_b", "` + "LONG" + `", "crash"], "write": "allow"}]}`
 
 var notesFiles = map[string]string{"notes.json": `{"record": "$WORK/notes.record", "tools": [
@@ -545,5 +545,123 @@ func TestFaceProviderLeaves(t *testing.T) {
 	s := f.call(t, "spear_search", map[string]any{"query": "note"})
 	if s.IsError || !strings.Contains(strings.Join(texts(s), ""), "notes is unavailable") {
 		t.Errorf("search after the provider left: %s", show(s))
+	}
+}
+
+// TestFaceManifestChanges: the face reads the manifest and the configuration again when their
+// content changes: a new scope takes effect at the next call, and a new turn state (a new turn
+// id included) is told to the client with notifications/tools/list_changed.
+func TestFaceManifestChanges(t *testing.T) {
+	t.Parallel()
+	fx := notesFixture(t, map[string]any{})
+	f := fx.startFace(t)
+	if _, ok := f.tools(t)["notes__put"]; !ok {
+		t.Fatal("notes__put is not listed")
+	}
+	f.awaitChanged(t) // the direct tools registered
+	ok(t, fx, f.call(t, "notes__put", map[string]any{"message": "one"}), "notes/put")
+
+	// the same turn, made general: READ capabilities only, at the next call
+	fx.setManifest(t, map[string]any{"task": "general"})
+	refused(t, f.call(t, "notes__put", map[string]any{"message": "two"}), "unknown-capability", "notes/put")
+	fx.want(t, "capability_refused,face=mcp,turn=t1,code=unknown-capability,capability=notes/put")
+	f.awaitChanged(t)
+	tl := f.tools(t)
+	if _, ok := tl["notes__put"]; ok {
+		t.Errorf("notes__put is still listed in a general turn: %v", keys(tl))
+	}
+	if _, ok := tl["notes__get"]; !ok {
+		t.Errorf("notes__get is not listed in a general turn: %v", keys(tl))
+	}
+	ok(t, fx, f.call(t, "notes__get", map[string]any{"message": "three"}), "notes/get")
+
+	// the configuration narrows the provider's scope: nothing is offered, at the next call
+	f.drainChanged()
+	fx.write(t, "home/capabilities.json", strings.ReplaceAll(strings.ReplaceAll(notesCaps, "LONG", longTool), `"global"`, `"corpus other"`))
+	refused(t, f.call(t, "notes__get", map[string]any{"message": "four"}), "no-capabilities", "no external capabilities are offered")
+	f.awaitChanged(t)
+	if tl := f.tools(t); len(tl) != 5 {
+		t.Errorf("tools/list with nothing offered: %v", keys(tl))
+	}
+	fx.write(t, "home/capabilities.json", strings.ReplaceAll(notesCaps, "LONG", longTool))
+
+	// a new turn: a new turn state, recorded as such
+	f.drainChanged()
+	fx.setManifest(t, map[string]any{"turn": "t2"})
+	ok(t, fx, f.invoke(t, "notes/put", map[string]any{"message": "five"}), "notes/put")
+	f.awaitChanged(t)
+	fx.want(t, "turn_started,face=mcp,turn=t2", "capability_family_selected,face=mcp,turn=t2",
+		"capability_invoked,face=mcp,turn=t2,phase=outcome,code=ok,capability=notes/put")
+	if c := fx.calls(t, "notes.record"); !slices.Equal(c, []string{"put", "get", "put"}) {
+		t.Errorf("calls at the provider: %v", c)
+	}
+}
+
+// TestFaceEndTurn: after spear-shell --end-turn every call of the face is no-capabilities "the
+// turn has ended", and starts nothing; the providers are stopped, the keeper's by the keeper
+// and those the face runs itself (keep_providers 0) by the face.
+func TestFaceEndTurn(t *testing.T) {
+	t.Parallel()
+	for _, keep := range []int{300, 0} {
+		t.Run(fmt.Sprintf("keep_providers=%d", keep), func(t *testing.T) {
+			t.Parallel()
+			fx := newFixture(t, refusalCaps, map[string]any{"keep_providers": keep}, refusalFiles)
+			f := fx.startFace(t)
+			if _, ok := f.tools(t)["p__echo"]; !ok {
+				t.Fatal("p__echo is not listed")
+			}
+			ok(t, fx, f.invoke(t, "p/echo", map[string]any{"message": "x"}), "p/echo")
+			pjson := filepath.Join(fx.dir, "p.json")
+			if n := len(livePids(pjson)); n < 1 {
+				t.Fatalf("%d provider processes", n)
+			}
+			if keep > 0 && len(livePids("--spear-keeper", fx.dir)) != 1 {
+				t.Fatal("no keeper")
+			}
+			if o, e, code := fx.shell(t, "--end-turn"); code != 0 {
+				t.Fatalf("--end-turn: exit %d\n%s%s", code, o, e)
+			}
+			fx.want(t, "turn_ended")
+			for _, c := range []struct {
+				tool string
+				args any
+			}{
+				{"spear_invoke", map[string]any{"id": "p/echo", "arguments": map[string]any{}}},
+				{"p__echo", map[string]any{}},
+				{"spear_search", map[string]any{"query": "echo"}},
+				{"spear_describe", map[string]any{"ids": []string{"p/echo"}}},
+				{"spear_preflight", map[string]any{"id": "p/echo"}},
+			} {
+				res := f.call(t, c.tool, c.args)
+				if c.tool == "spear_describe" {
+					if !res.IsError || !strings.Contains(show(res), "the turn has ended") {
+						t.Errorf("describe after --end-turn: %s", show(res))
+					}
+					continue
+				}
+				refused(t, res, "no-capabilities", "the turn has ended")
+			}
+			fx.want(t, "capability_refused,face=mcp,code=no-capabilities,reason=the turn has ended")
+			if !awaitGone(pjson) {
+				t.Errorf("providers still run after --end-turn: %v", livePids(pjson))
+			}
+			if !awaitGone("--spear-keeper", fx.dir) {
+				t.Error("the keeper still runs after --end-turn")
+			}
+			// and nothing starts again
+			refused(t, f.invoke(t, "p/echo", map[string]any{}), "no-capabilities", "the turn has ended")
+			if n := len(livePids(fx.dir)); n != 0 {
+				t.Errorf("%d processes after a call of an ended turn: %v", n, livePids(fx.dir))
+			}
+			if tl := f.tools(t); len(tl) != 5 {
+				t.Errorf("tools/list of an ended turn: %v", keys(tl))
+			}
+			if n := fx.count(t, "keeper_started"); n != map[int]int{300: 1, 0: 0}[keep] {
+				t.Errorf("%d keepers started", n)
+			}
+			// a new turn named by the manifest is served again
+			fx.setManifest(t, map[string]any{"turn": "t2", "keep_providers": keep})
+			ok(t, fx, f.invoke(t, "p/echo", map[string]any{"message": "again"}), "p/echo")
+		})
 	}
 }
