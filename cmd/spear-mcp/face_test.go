@@ -665,3 +665,124 @@ func TestFaceEndTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestFacePrompts: the prompt directories' *.md files are the face's prompts; a broken file
+// (front matter never closed) is left out with one line on stderr and a prompt_skipped record,
+// the rest are served, and prompts/get returns a prompt's text.
+func TestFacePrompts(t *testing.T) {
+	t.Parallel()
+	caps := strings.TrimSuffix(strings.TrimSpace(refusalCaps), "}") + `, "prompts": {"paths": ["$WORK/prompts", "$WORK/more"]}}`
+	fx := newFixture(t, caps, map[string]any{}, map[string]string{
+		"p.json":            refusalFiles["p.json"],
+		"prompts/review.md": "---\ndescription: Review a change\n---\nReview the change for bugs.\n",
+		"prompts/plain.md":  "Just the text.\n",
+		"prompts/broken.md": "---\ndescription: never closed\ntitle: the body never comes\n",
+		"prompts/notes.txt": "not a prompt\n",
+		"more/quoted.md":    "---\n# a comment\ndescription: \"Quoted: yes\"\n---\nQuoted body.\n",
+	})
+	f := fx.startFace(t)
+	res, err := f.s.ListPrompts(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	var names []string
+	for _, p := range res.Prompts {
+		got[p.Name] = p.Description
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, []string{"plain", "quoted", "review"}) || got["review"] != "Review a change" || got["quoted"] != "Quoted: yes" {
+		t.Errorf("prompts %v", got)
+	}
+	broken := filepath.Join(fx.dir, "prompts", "broken.md")
+	line := "spear-mcp: prompt " + broken + " left out: front matter is not closed by ---\n"
+	if !poll(func() bool { return strings.Contains(f.stderr.String(), line) }) {
+		t.Fatalf("stderr %q, want %q", f.stderr.String(), line)
+	}
+	if s := f.stderr.String(); s != line {
+		t.Errorf("stderr %q, want the one line %q", s, line)
+	}
+	fx.want(t, "prompt_skipped,face=mcp,file="+broken+",reason=front matter is not closed by ---")
+	if n := fx.count(t, "prompt_skipped"); n != 1 {
+		t.Errorf("%d prompt_skipped records, want 1", n)
+	}
+	for name, text := range map[string]string{"review": "Review the change for bugs.\n", "plain": "Just the text.\n", "quoted": "Quoted body.\n"} {
+		g, err := f.s.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: name})
+		if err != nil {
+			t.Fatalf("prompts/get %s: %v", name, err)
+		}
+		if len(g.Messages) != 1 || g.Messages[0].Role != "user" || g.Messages[0].Content.(*mcp.TextContent).Text != text {
+			t.Errorf("prompts/get %s: %s", name, mustJSON(g))
+		}
+	}
+	for _, name := range []string{"broken", "notes", "nope"} {
+		if _, err := f.s.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: name}); err == nil {
+			t.Errorf("prompts/get %s answered", name)
+		}
+	}
+	// read again at each list: a new file is served, a fixed one too
+	fx.write(t, "prompts/broken.md", "---\ndescription: fixed\n---\nThe body.\n")
+	fx.write(t, "more/new.md", "New.\n")
+	res, err = f.s.ListPrompts(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = nil
+	for _, p := range res.Prompts {
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, []string{"broken", "new", "plain", "quoted", "review"}) {
+		t.Errorf("prompts after the changes: %v", names)
+	}
+	// prompts are not decisions: no listing or invocation was recorded for them
+	for _, m := range fx.records(t) {
+		if ev := m["event"]; ev != "prompt_skipped" && ev != "turn_started" && ev != "provider_registered" && ev != "keeper_started" {
+			t.Errorf("record %v", m)
+		}
+	}
+}
+
+// TestFaceSharesProviders: two faces and a shell's -c answers of one turn share one provider
+// process, through the turn's one keeper.
+func TestFaceSharesProviders(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, refusalCaps, map[string]any{}, refusalFiles)
+	a := fx.startFace(t)
+	b := fx.startFace(t)
+	ok(t, fx, a.invoke(t, "p/echo", map[string]any{"message": "a"}), "p/echo")
+	ok(t, fx, b.invoke(t, "p/echo", map[string]any{"message": "b"}), "p/echo")
+	b.tools(t)
+	o, e, code := fx.shell(t, "-c", `spear-capability invoke p/echo '{"message":"shell"}'`)
+	if code != 0 || !strings.Contains(o, `{"message":"shell"}`) {
+		t.Fatalf("the shell's answer: exit %d\n%s%s", code, o, e)
+	}
+	ok(t, fx, a.invoke(t, "p/echo", map[string]any{"message": "a2"}), "p/echo")
+	ok(t, fx, b.call(t, "p__echo", map[string]any{"message": "b2"}), "p/echo")
+	pjson := filepath.Join(fx.dir, "p.json")
+	if pids := livePids(fakeProvider, pjson); len(pids) != 1 {
+		t.Errorf("%d processes of provider p, want 1: %v", len(pids), pids)
+	}
+	if pids := livePids("--spear-keeper", fx.dir); len(pids) != 1 {
+		t.Errorf("%d keepers, want 1: %v", len(pids), pids)
+	}
+	if n := fx.count(t, "keeper_started"); n != 1 {
+		t.Errorf("%d keeper_started records, want 1", n)
+	}
+	if n := fx.count(t, "keeper_unavailable"); n != 0 {
+		t.Errorf("%d keeper_unavailable records", n)
+	}
+	if c := fx.calls(t, "p.record"); !slices.Equal(c, []string{"echo", "echo", "echo", "echo", "echo"}) {
+		t.Errorf("calls at the provider: %v", c)
+	}
+	// the shell's records are not the face's
+	fx.want(t, "capability_invoked,phase=outcome,code=ok")
+	shell := 0
+	for _, m := range fx.records(t) {
+		if m["event"] == "capability_invoked" && m["face"] == nil {
+			shell++
+		}
+	}
+	if shell != 2 {
+		t.Errorf("%d capability_invoked records without face, want the shell's 2", shell)
+	}
+}

@@ -30,6 +30,7 @@ import (
 var (
 	binDir       string
 	fakeProvider string
+	raceEnabled  bool // set by race_test.go: spear-mcp is built with -race too
 )
 
 func TestMain(m *testing.M) {
@@ -65,13 +66,21 @@ func build(dir string) error {
 	if err != nil {
 		return err
 	}
-	for _, args := range [][]string{
-		{"-o", dir + "/", "./cmd/spear-mcp", "./cmd/spear-shell", "./cmd/spear-shell-schema"},
+	builds := [][]string{
+		{"-o", dir + "/", "./cmd/spear-shell", "./cmd/spear-shell-schema"},
 		{"-o", filepath.Join(dir, "fakeprovider"), "./testdata/fakeprovider"},
-	} {
+		{"-o", dir + "/", "./cmd/spear-mcp"},
+	}
+	if raceEnabled {
+		builds[2] = append([]string{"-race"}, builds[2]...)
+	}
+	for _, args := range builds {
 		cmd := exec.Command("go", append([]string{"build"}, args...)...)
 		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Env = os.Environ()
+		if args[0] != "-race" {
+			cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -404,7 +413,12 @@ func (fx *fixture) startFace(t *testing.T, env ...string) *face {
 		t.Fatalf("connect: %v", err)
 	}
 	f.s = s
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() {
+		s.Close()
+		if strings.Contains(f.stderr.String(), "WARNING: DATA RACE") {
+			t.Errorf("spear-mcp:\n%s", f.stderr.String())
+		}
+	})
 	return f
 }
 
