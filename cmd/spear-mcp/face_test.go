@@ -786,3 +786,60 @@ func TestFaceSharesProviders(t *testing.T) {
 		t.Errorf("%d capability_invoked records without face, want the shell's 2", shell)
 	}
 }
+
+// TestFaceConcurrentCalls: calls are served concurrently: one that waits at its provider holds
+// up none of the others (more of them than the face's pool of turns), and each is recorded as
+// its own decision.
+func TestFaceConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, refusalCaps, map[string]any{}, refusalFiles)
+	f := fx.startFace(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() {
+		_, err := f.s.CallTool(ctx, &mcp.CallToolParams{Name: "spear_invoke", Arguments: map[string]any{"id": "p/wait", "arguments": map[string]any{}}})
+		waited <- err
+	}()
+	fx.awaitCall(t, "p.record", "wait")
+	const n = 12
+	results := make(chan *mcp.CallToolResult, n)
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			var args any = map[string]any{"id": "p/echo", "arguments": map[string]any{"message": fmt.Sprint(i)}}
+			name := "spear_invoke"
+			switch i % 3 {
+			case 1:
+				name, args = "spear_search", map[string]any{"query": "echo"}
+			case 2:
+				name, args = "spear_preflight", map[string]any{"id": "p/put"}
+			}
+			res, err := f.s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+			results <- res
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+		if res := <-results; res == nil || res.IsError {
+			t.Errorf("a concurrent call: %s", show(res))
+		}
+	}
+	if got := fx.count(t, "capability_invoked,face=mcp,phase=outcome,code=ok,capability=p/echo"); got != n/3 {
+		t.Errorf("%d invocations recorded, want %d", got, n/3)
+	}
+	if got := fx.count(t, "capability_searched,face=mcp"); got != n/3 {
+		t.Errorf("%d searches recorded, want %d", got, n/3)
+	}
+	if got := fx.count(t, "capability_preflighted,face=mcp,decision=write-refused"); got != n/3 {
+		t.Errorf("%d preflights recorded, want %d", got, n/3)
+	}
+	cancel()
+	if err := <-waited; !errors.Is(err, context.Canceled) {
+		t.Errorf("the waiting call: %v", err)
+	}
+	fx.awaitCall(t, "p.record", "cancelled")
+}
