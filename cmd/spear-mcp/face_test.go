@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -842,4 +843,41 @@ func TestFaceConcurrentCalls(t *testing.T) {
 		t.Errorf("the waiting call: %v", err)
 	}
 	fx.awaitCall(t, "p.record", "cancelled")
+}
+
+// TestFaceBoundary (bwrap): the face derives the isolation facts and the writable roots as
+// spear-shell does: the turn is recorded isolated, a prompt directory inside the workspace and
+// an approver there are not trusted, the rest is served.
+func TestFaceBoundary(t *testing.T) {
+	t.Parallel()
+	if err := exec.Command("bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true").Run(); err != nil {
+		if os.Getenv("SPEAR_REQUIRE_BWRAP") == "1" {
+			t.Fatalf("bwrap is required but does not work: %v", err)
+		}
+		t.Skipf("bwrap does not work here: %v", err)
+	}
+	caps := strings.TrimSuffix(strings.TrimSpace(refusalCaps), "}") + `, "prompts": {"paths": ["$WORK/prompts", "$WORK/ws/prompts"]}}`
+	fx := newFixture(t, caps, map[string]any{"approver": []string{"$WORK/ws/approve.sh"}}, map[string]string{
+		"p.json":               refusalFiles["p.json"],
+		"w.json":               refusalFiles["w.json"],
+		"prompts/trusted.md":   "Trusted.\n",
+		"ws/prompts/agents.md": "Written by the agent.\n",
+		"ws/approve.sh":        "#!/bin/sh\nexit 0\n",
+	})
+	fx.setManifest(t, map[string]any{"approver": []string{filepath.Join(fx.ws, "approve.sh")}})
+	if err := os.Chmod(filepath.Join(fx.ws, "approve.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := fx.startFace(t, "SPEAR_ISOLATION=bwrap")
+	ok(t, fx, f.invoke(t, "p/echo", map[string]any{"message": "x"}), "p/echo")
+	fx.want(t, "turn_started,face=mcp,isolated=true")
+	refused(t, f.invoke(t, "w/put", map[string]any{"message": "x"}), "not-confirmed", "the approver cannot be asked")
+	res, err := f.s.ListPrompts(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Prompts) != 1 || res.Prompts[0].Name != "trusted" {
+		t.Errorf("prompts %s", mustJSON(res.Prompts))
+	}
+	fx.want(t, "prompt_skipped,face=mcp,file="+filepath.Join(fx.ws, "prompts"))
 }

@@ -109,10 +109,11 @@ func newFixture(t *testing.T, caps string, manifest map[string]any, files map[st
 		t.Fatal(err)
 	}
 	fx := &fixture{dir: dir, ws: filepath.Join(dir, "ws"), home: filepath.Join(dir, "home"),
-		manifest: filepath.Join(dir, "turn.json"), audit: filepath.Join(dir, "audit.jsonl")}
+		manifest: filepath.Join(dir, "m", "turn.json"), audit: filepath.Join(dir, "log", "audit.jsonl")}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	t.Cleanup(func() { fx.stop(t) })
-	for _, d := range []string{fx.ws, fx.home, filepath.Join(dir, "run")} {
+	// the manifest and the audit file in directories of their own: the boundary masks them
+	for _, d := range []string{fx.ws, fx.home, filepath.Join(dir, "run"), filepath.Join(dir, "m"), filepath.Join(dir, "log")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ func (fx *fixture) setManifest(t *testing.T, m map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fx.write(t, "turn.json", string(b))
+	fx.write(t, "m/turn.json", string(b))
 }
 
 // stop ends the turn's keepers and waits until no process of the fixture is left (keepers,
