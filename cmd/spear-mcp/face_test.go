@@ -881,3 +881,48 @@ func TestFaceBoundary(t *testing.T) {
 	}
 	fx.want(t, "prompt_skipped,face=mcp,file="+filepath.Join(fx.ws, "prompts"))
 }
+
+// TestFaceProviderStrings: what a provider supplies is cleaned (escapes, bidi controls) in the
+// content and in structuredContent, and the configuration's secrets are redacted from both.
+func TestFaceProviderStrings(t *testing.T) {
+	t.Parallel()
+	const secret = "s3cr3t-t0ken-value"
+	fx := newFixture(t, `{"providers": [{"id": "h", "command": ["$FAKEPROVIDER", "$WORK/h.json"], "scope": "global",
+  "read": ["hostile", "leak", "str"], "env": {"TOKEN": "`+secret+`"}}]}`, map[string]any{}, map[string]string{
+		"h.json": `{"tools": [
+  {"name": "hostile", "description": "Bad \u001b[31mtext\u202e.", "inputSchema": {"type": "object"},
+   "behavior": {"hostile": true, "structured": {"k\u001b[1m": "v\u001b]0;t\u0007\u202e"}}},
+  {"name": "leak", "description": "Leak.", "inputSchema": {"type": "object"}, "behavior": {"env": "TOKEN", "structured": {"t": "` + secret + `"}}},
+  {"name": "str", "description": "A schema that is not an object's.", "inputSchema": {"type": "string"}, "behavior": {"text": ["str"]}}
+]}`})
+	f := fx.startFace(t)
+	tl := f.tools(t)
+	if _, ok := tl["h__str"]; ok {
+		t.Error("h__str, whose inputSchema is not an object's, is a direct tool")
+	}
+	if d := tl["h__hostile"].Description; strings.ContainsAny(d, "\x1b\u202e") {
+		t.Errorf("a direct tool's description is not cleaned: %q", d)
+	}
+	res := f.call(t, "h__hostile", map[string]any{})
+	ok(t, fx, res, "h/hostile")
+	if b := string(mustJSON(res)); strings.Contains(b, `\u001b`) || strings.Contains(b, "\u202e") || strings.Contains(b, `\u0007`) || strings.Contains(b, "\u009b") {
+		t.Errorf("control characters reach the client: %s", b)
+	}
+	if r, _ := sc(t, res)["result"].(map[string]any); r["k"] == nil {
+		t.Errorf("structured result %v", sc(t, res)["result"])
+	}
+	res = f.call(t, "h__leak", map[string]any{})
+	ok(t, fx, res, "h/leak")
+	if b := string(mustJSON(res)); strings.Contains(b, secret) {
+		t.Errorf("the secret reaches the client: %s", b)
+	}
+	if b, _ := os.ReadFile(fx.audit); strings.Contains(string(b), secret) {
+		t.Error("the secret is in the audit trail")
+	}
+	d := f.call(t, "spear_describe", map[string]any{"ids": []string{"h/hostile", "h/str"}})
+	if b := string(mustJSON(d)); d.IsError || strings.Contains(b, `\u001b`) || strings.Contains(b, "\u202e") {
+		t.Errorf("describe: %s", b)
+	}
+	// reached through spear_invoke only, and answered as the shell answers it
+	refused(t, f.invoke(t, "h/str", nil), "invalid-arguments", "h/str: the arguments do not match the tool's inputSchema")
+}

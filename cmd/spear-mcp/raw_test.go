@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -158,5 +159,33 @@ func TestFaceClientGoesAway(t *testing.T) {
 				t.Errorf("the face's own provider outlives it: %v", livePids(filepath.Join(fx.dir, "p.json")))
 			}
 		})
+	}
+}
+
+// TestFaceSIGTERM: SIGTERM ends the face (0), stopping the providers it runs itself; the
+// turn's end is --end-turn's to record, so no turn_ended is written.
+func TestFaceSIGTERM(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, refusalCaps, map[string]any{"keep_providers": 0}, refusalFiles)
+	r := fx.startRaw(t)
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"spear_invoke","arguments":{"id":"p/echo","arguments":{"message":"x"}}}}`)
+	if m := r.read(t); m["id"] != 2.0 || mustJSON(m) == nil || bytes.Contains(mustJSON(m), []byte(`"isError":true`)) {
+		t.Fatalf("invoke: %v", m)
+	}
+	pjson := filepath.Join(fx.dir, "p.json")
+	if len(livePids(pjson)) == 0 {
+		t.Fatal("no provider runs")
+	}
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Wait(); err != nil {
+		t.Errorf("the face ended with %v; stderr %s", err, r.stderr.String())
+	}
+	if !awaitGone(pjson) {
+		t.Errorf("its providers outlive the face: %v", livePids(pjson))
+	}
+	if n := fx.count(t, "turn_ended"); n != 0 {
+		t.Errorf("%d turn_ended records", n)
 	}
 }
