@@ -71,8 +71,11 @@ func (t *Turn) FaceInvoke(ctx context.Context, id, arguments string) (*CallOutco
 	a, code := t.decide(ctx, func(a *answer) string {
 		return t.invoke(ctx, a, Request{Verb: "invoke", Targets: []string{id}, Arguments: arguments})
 	})
-	if a.outcome != nil {
-		return a.outcome, nil
+	if o := a.outcome; o != nil {
+		if o.Code != "" && o.Reason == "" && a.refusal != nil && a.refusal.Code == o.Code {
+			o.Reason = a.refusal.Reason // interrupted: the reason is the answer's line, as the shell prints it
+		}
+		return o, nil
 	}
 	return nil, refusalOf(a, code)
 }

@@ -159,6 +159,7 @@ func TestFaceRefusals(t *testing.T) {
 			if len(tx) < 3 || !strings.HasPrefix(tx[0], "spear-capability: tool-error: ") || !strings.Contains(tx[1], "External content from capability "+id) {
 				t.Errorf("%s: texts %q", id, tx)
 			}
+			lineOf(t, res, "tool-error")
 			want := map[string]string{"p/fail": "it broke", "p/rpcfail": "boom"}[id]
 			if !strings.Contains(strings.Join(tx[2:], "\n"), want) {
 				t.Errorf("%s: the provider's text %q is not framed: %q", id, want, tx)
@@ -173,6 +174,7 @@ func TestFaceRefusals(t *testing.T) {
 		if !res.IsError || m["code"] != "invalid-output" || m["decision"] != "invalid-output" {
 			t.Fatalf("p/badout: %s", show(res))
 		}
+		lineOf(t, res, "invalid-output")
 		fx.want(t, fmt.Sprintf("capability_invoked,face=mcp,phase=outcome,code=invalid-output,audit_id=%s", m["auditId"]))
 	})
 
@@ -182,6 +184,7 @@ func TestFaceRefusals(t *testing.T) {
 		if !res.IsError || m["code"] != "timeout" || m["decision"] != "timeout" {
 			t.Fatalf("slow/hang: %s", show(res))
 		}
+		lineOf(t, res, "timeout")
 		fx.want(t, fmt.Sprintf("capability_invoked,face=mcp,phase=outcome,code=timeout,audit_id=%s", m["auditId"]))
 		// on timeout notifications/cancelled is sent (SPEC 6)
 		fx.awaitCall(t, "slow.record", "cancelled")
@@ -218,6 +221,17 @@ func TestFaceRefusals(t *testing.T) {
 			}
 		}
 	})
+}
+
+// lineOf checks a call's refusal that went to the provider: its first text is the shell's line
+// with a reason, the same as structuredContent's message.
+func lineOf(t *testing.T, res *mcp.CallToolResult, code string) {
+	t.Helper()
+	m := sc(t, res)
+	msg, _ := m["message"].(string)
+	if tx := texts(res); msg == "" || len(tx) == 0 || tx[0] != "spear-capability: "+code+": "+msg {
+		t.Errorf("%s: message %q, texts %q", code, msg, tx)
+	}
 }
 
 func countPrefix(recs []map[string]any, prefix string) int {

@@ -189,3 +189,31 @@ func TestFaceSIGTERM(t *testing.T) {
 		t.Errorf("%d turn_ended records", n)
 	}
 }
+
+// TestFaceCancelledResult: a call the client cancels (notifications/cancelled) is answered as
+// a refusal, interrupted, whose first text is the shell's line, and the cancellation is passed
+// on to the provider.
+func TestFaceCancelledResult(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, refusalCaps, map[string]any{}, refusalFiles)
+	r := fx.startRaw(t)
+	r.send(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"spear_invoke","arguments":{"id":"p/wait","arguments":{}}}}`)
+	fx.awaitCall(t, "p.record", "wait")
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user pressed Esc"}}`)
+	m := r.read(t)
+	var res struct {
+		IsError           bool
+		Content           []struct{ Text string }
+		StructuredContent map[string]any
+	}
+	if err := json.Unmarshal(mustJSON(m["result"]), &res); err != nil || m["id"] != 7.0 {
+		t.Fatalf("the cancelled call was answered %v", m)
+	}
+	const line = "spear-capability: interrupted: the answer was interrupted"
+	if !res.IsError || len(res.Content) == 0 || res.Content[0].Text != line ||
+		res.StructuredContent["code"] != "interrupted" || res.StructuredContent["message"] != "the answer was interrupted" {
+		t.Errorf("the cancelled call: %s", mustJSON(m))
+	}
+	fx.awaitCall(t, "p.record", "cancelled")
+	fx.want(t, "capability_invoked,face=mcp,phase=outcome,code=interrupted,capability=p/wait", "interrupted,face=mcp,capability=p/wait")
+}
