@@ -940,3 +940,32 @@ func TestFaceProviderStrings(t *testing.T) {
 	// reached through spear_invoke only, and answered as the shell answers it
 	refused(t, f.invoke(t, "h/str", nil), "invalid-arguments", "h/str: the arguments do not match the tool's inputSchema")
 }
+
+// TestFaceOwnNames: initialize's instructions say how to discover; no capability is listed
+// under a name starting spear_; search admits only the turn's offer.
+func TestFaceOwnNames(t *testing.T) {
+	t.Parallel()
+	tool := `{"tools": [{"name": "t", "description": "A tool.", "inputSchema": {"type": "object"}, "behavior": {"text": ["%s"]}}]}`
+	fx := newFixture(t, `{"providers": [
+  {"id": "spear_x", "command": ["$FAKEPROVIDER", "$WORK/a.json"], "scope": "global", "read": ["t"]},
+  {"id": "hidden", "command": ["$FAKEPROVIDER", "$WORK/b.json"], "scope": "corpus other", "read": ["t"]}
+]}`, map[string]any{}, map[string]string{"a.json": fmt.Sprintf(tool, "a"), "b.json": fmt.Sprintf(tool, "b")})
+	f := fx.startFace(t)
+	init := f.s.InitializeResult()
+	if init == nil || !strings.Contains(init.Instructions, "spear_search") || !strings.Contains(init.Instructions, "spear_describe") ||
+		init.Capabilities.Tools == nil || !init.Capabilities.Tools.ListChanged || init.Capabilities.Prompts == nil {
+		t.Errorf("initialize: %s", mustJSON(init))
+	}
+	if tl := f.tools(t); len(tl) != 5 {
+		t.Errorf("tools/list %v: spear_x__t is not a direct tool", keys(tl))
+	}
+	ok(t, fx, f.invoke(t, "spear_x/t", map[string]any{}), "spear_x/t")
+	res := f.call(t, "spear_search", map[string]any{"query": "tool"})
+	if m := sc(t, res); res.IsError || m["admitted"] != 1.0 || len(m["results"].([]any)) != 1 || strings.Contains(show(res), "hidden") {
+		t.Errorf("search: %s", show(res))
+	}
+	refused(t, f.invoke(t, "hidden/t", map[string]any{}), "unknown-capability", "hidden/t")
+	if pids := livePids(filepath.Join(fx.dir, "b.json")); len(pids) != 0 {
+		t.Errorf("a provider not offered runs: %v", pids)
+	}
+}

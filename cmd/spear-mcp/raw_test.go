@@ -119,6 +119,14 @@ func TestFaceBadLines(t *testing.T) {
 	if m := r.read(t); m["id"] != 3.0 || rpcCode(m) != -32602 {
 		t.Errorf("an unknown tool: %v", m)
 	}
+	r.send(t, `{"jsonrpc":"2.0","id":10,"method":"no/such/method"}`)
+	if m := r.read(t); m["id"] != 10.0 || rpcCode(m) != -32601 {
+		t.Errorf("an unknown method: %v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"nope"}}`)
+	if m := r.read(t); m["id"] != 11.0 || rpcCode(m) != -32602 {
+		t.Errorf("an unknown prompt: %v", m)
+	}
 	r.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"spear_invoke","arguments":{"id":"p/echo","arguments":{"message":"still here"}}}}`)
 	m := r.read(t)
 	res, _ := m["result"].(map[string]any)
