@@ -91,8 +91,8 @@ func TestFaceRefusals(t *testing.T) {
 		}
 		// a cursor that is not one of this search's
 		res := f.call(t, "spear_search", map[string]any{"query": "echo", "cursor": "not-a-cursor"})
-		refused(t, res, "malformed", "cursor")
-		fx.want(t, "capability_refused,face=mcp,code=malformed")
+		msg := refused(t, res, "malformed", "cursor")
+		fx.want(t, "capability_refused,face=mcp,code=malformed,reason="+msg)
 		// spear_explain answers a known code
 		res = f.call(t, "spear_explain", map[string]any{"code": "write-refused"})
 		if res.IsError || sc(t, res)["code"] != "write-refused" {
