@@ -72,8 +72,10 @@ func (t *Turn) FaceInvoke(ctx context.Context, id, arguments string) (*CallOutco
 		return t.invoke(ctx, a, Request{Verb: "invoke", Targets: []string{id}, Arguments: arguments})
 	})
 	if o := a.outcome; o != nil {
-		if o.Code != "" && o.Reason == "" && a.refusal != nil && a.refusal.Code == o.Code {
-			o.Reason = a.refusal.Reason // interrupted: the reason is the answer's line, as the shell prints it
+		if o.Code != "" && a.refusal != nil && a.refusal.Code == o.Code {
+			// the reason is the answer's line, as the shell prints it (an interrupted call has
+			// none of its own; a timeout's or a lost provider's is the client's error)
+			o.Reason = a.refusal.Reason
 		}
 		return o, nil
 	}

@@ -283,7 +283,9 @@ func (f *Face) invoke(ctx context.Context, id string, arguments json.RawMessage)
 		return outcomeResult(t, o)
 	})
 	if res != nil && res.IsError {
-		if m, ok := res.StructuredContent.(json.RawMessage); ok && bytes.Contains(m, []byte(`"code":"`+capability.CodeUnavailable+`"`)) {
+		// unavailable and timeout leave the provider out for the rest of the turn (SPEC 2.6)
+		if m, ok := res.StructuredContent.(json.RawMessage); ok && (bytes.Contains(m, []byte(`"code":"`+capability.CodeUnavailable+`"`)) ||
+			bytes.Contains(m, []byte(`"code":"`+capability.CodeTimeout+`"`))) {
 			provider, _, _ := strings.Cut(id, "/")
 			f.providerLeft(provider)
 		}

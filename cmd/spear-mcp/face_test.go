@@ -179,12 +179,27 @@ func TestFaceRefusals(t *testing.T) {
 	})
 
 	t.Run("timeout", func(t *testing.T) {
+		if _, ok := f.tools(t)["slow__hang"]; !ok {
+			t.Fatal("slow__hang is not listed")
+		}
+		f.awaitChanged(t) // the direct tools registered
 		res := f.invoke(t, "slow/hang", map[string]any{})
 		m := sc(t, res)
 		if !res.IsError || m["code"] != "timeout" || m["decision"] != "timeout" {
 			t.Fatalf("slow/hang: %s", show(res))
 		}
 		lineOf(t, res, "timeout")
+		// the shell's line: the provider is left out for the rest of the turn
+		if msg := m["message"].(string); msg != "slow/hang did not answer within 2s; provider slow is unavailable for the rest of this turn" {
+			t.Errorf("timeout's message %q", msg)
+		}
+		// a provider left out by a timeout leaves the face's tools: the client is told
+		f.awaitChanged(t)
+		refused(t, f.invoke(t, "slow/hang", map[string]any{}), "unavailable", "slow")
+		if _, ok := f.tools(t)["slow__hang"]; ok {
+			t.Error("slow__hang is still listed")
+		}
+		refused(t, f.call(t, "slow__hang", map[string]any{}), "unavailable", "slow")
 		fx.want(t, fmt.Sprintf("capability_invoked,face=mcp,phase=outcome,code=timeout,audit_id=%s", m["auditId"]))
 		// on timeout notifications/cancelled is sent (SPEC 6)
 		fx.awaitCall(t, "slow.record", "cancelled")
@@ -542,6 +557,10 @@ func TestFaceProviderLeaves(t *testing.T) {
 	res := f.call(t, "notes__crash", map[string]any{})
 	if m := sc(t, res); !res.IsError || m["code"] != "unavailable" {
 		t.Fatalf("notes__crash: %s", show(res))
+	}
+	lineOf(t, res, "unavailable")
+	if msg := sc(t, res)["message"].(string); !strings.HasPrefix(msg, "notes/crash: provider notes is unavailable for the rest of this turn: ") {
+		t.Errorf("the crash's message %q is not the shell's", msg)
 	}
 	fx.want(t, "provider_failed,provider=notes")
 	refused(t, f.call(t, "notes__get", map[string]any{"message": "hi"}), "unavailable", "notes")
