@@ -988,3 +988,47 @@ func TestFaceOwnNames(t *testing.T) {
 		t.Errorf("a provider not offered runs: %v", pids)
 	}
 }
+
+// TestFaceOwnProvidersLeave (keep_providers 0): the face runs the turn's providers itself, one
+// set per turn of its pool; a provider that leaves the turn in one of them is out for every
+// call after, whichever turn of the pool answers it (SPEC 2.6: for the rest of the turn).
+func TestFaceOwnProvidersLeave(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, `{"providers": [{"id": "q", "command": ["$FAKEPROVIDER", "$WORK/q.json"], "scope": "global", "read": ["echo", "hold", "crash"]}]}`,
+		map[string]any{"keep_providers": 0}, map[string]string{"q.json": `{"record": "$WORK/q.record", "tools": [
+  {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}, "behavior": {"echo": true}},
+  {"name": "hold", "description": "Answer once released.", "inputSchema": {"type": "object"}, "behavior": {"waitFile": "$WORK/release", "text": ["released"]}},
+  {"name": "crash", "description": "Crash.", "inputSchema": {"type": "object"}, "behavior": {"crash": 3}}
+]}`})
+	f := fx.startFace(t)
+	// one call held at its provider keeps one turn of the pool busy...
+	held := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := f.s.CallTool(context.Background(), &mcp.CallToolParams{Name: "spear_invoke", Arguments: map[string]any{"id": "q/hold", "arguments": map[string]any{}}})
+		if err != nil {
+			t.Error(err)
+		}
+		held <- res
+	}()
+	fx.awaitCall(t, "q.record", "hold")
+	// ...so another turn, with a provider process of its own, answers these
+	ok(t, fx, f.invoke(t, "q/echo", map[string]any{}), "q/echo")
+	if n := len(livePids(filepath.Join(fx.dir, "q.json"))); n != 2 {
+		t.Fatalf("%d provider processes, want 2 (one per busy turn)", n)
+	}
+	refused(t, f.invoke(t, "q/crash", map[string]any{}), "unavailable", "provider q is unavailable for the rest of this turn")
+	// the held call ends well, and its turn (whose provider still runs) goes back to the pool
+	fx.write(t, "release", "")
+	if res := <-held; res == nil || res.IsError {
+		t.Fatalf("the held call: %s", show(res))
+	}
+	for range 3 {
+		refused(t, f.invoke(t, "q/echo", map[string]any{}), "unavailable", "q")
+	}
+	if c := fx.calls(t, "q.record"); !slices.Equal(c, []string{"hold", "echo", "crash"}) {
+		t.Errorf("calls at the provider after it left the turn: %v", c)
+	}
+	if !awaitGone(filepath.Join(fx.dir, "q.json")) {
+		t.Errorf("copies of a provider out of the turn still run: %v", livePids(filepath.Join(fx.dir, "q.json")))
+	}
+}
