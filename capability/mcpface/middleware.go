@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,6 +58,7 @@ func (f *Face) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // taken twice, or whose schema the SDK will not take is reached through spear_invoke only.
 func (f *Face) syncDirect(ctx context.Context) {
 	var want map[string]capability.Entry
+	down := map[string]bool{} // providers out of the turn: their direct tools answer unavailable
 	_, _ = f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
 		l, r := t.FaceListing(ctx)
 		if r != nil {
@@ -64,6 +66,9 @@ func (f *Face) syncDirect(ctx context.Context) {
 				go g.close(capability.CodeNoCapabilities)
 			}
 			return nil
+		}
+		for _, d := range l.Down {
+			down[d.Provider] = true
 		}
 		if l.Mode != "whole" {
 			return nil
@@ -88,6 +93,9 @@ func (f *Face) syncDirect(ctx context.Context) {
 		if e, ok := want[name]; !ok || e.ID != id {
 			gone = append(gone, name)
 			delete(f.direct, name)
+			if p, _, _ := strings.Cut(id, "/"); down[p] {
+				f.left[name] = id
+			}
 		}
 	}
 	if len(gone) > 0 {

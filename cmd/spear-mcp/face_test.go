@@ -1032,3 +1032,25 @@ func TestFaceOwnProvidersLeave(t *testing.T) {
 		t.Errorf("copies of a provider out of the turn still run: %v", livePids(filepath.Join(fx.dir, "q.json")))
 	}
 }
+
+// TestFaceProviderLeavesElsewhere: a provider that leaves the turn in another answer (a shell
+// -c of the same turn, through the keeper) is gone from the face's next tools/list, and its
+// direct tool is still answered unavailable, as its id would be.
+func TestFaceProviderLeavesElsewhere(t *testing.T) {
+	t.Parallel()
+	fx := notesFixture(t, map[string]any{})
+	f := fx.startFace(t)
+	if _, ok := f.tools(t)["notes__get"]; !ok {
+		t.Fatal("notes__get is not listed")
+	}
+	ok(t, fx, f.call(t, "notes__get", map[string]any{"message": "hi"}), "notes/get")
+	if _, e, code := fx.shell(t, "-c", `spear-capability invoke notes/crash '{}'`); code != 4 || !strings.Contains(e, "unavailable") {
+		t.Fatalf("the shell's crash: exit %d %s", code, e)
+	}
+	if tl := f.tools(t); len(tl) != 5 {
+		t.Errorf("tools/list after the provider left: %v", keys(tl))
+	}
+	fx.want(t, "capability_index_exposed,face=mcp,mode=whole,via=mcp,unavailable=[\"notes\"]")
+	refused(t, f.call(t, "notes__get", map[string]any{"message": "hi"}), "unavailable", "notes")
+	refused(t, f.invoke(t, "notes/get", map[string]any{"message": "hi"}), "unavailable", "notes")
+}
