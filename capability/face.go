@@ -97,8 +97,13 @@ func (t *Turn) FaceInvoke(ctx context.Context, id, arguments string) (*CallOutco
 	a, code := t.decide(ctx, func(a *answer) string {
 		return t.invoke(ctx, a, Request{Verb: "invoke", Targets: []string{id}, Arguments: arguments})
 	})
-	if a.outcome != nil {
-		return a.outcome, nil
+	if o := a.outcome; o != nil {
+		if o.Code != "" && a.refusal != nil && a.refusal.Code == o.Code {
+			// the reason is the answer's line, as the shell prints it (an interrupted call has
+			// none of its own; a timeout's or a lost provider's is the client's error)
+			o.Reason = a.refusal.Reason
+		}
+		return o, nil
 	}
 	return nil, refusalOf(a, code)
 }
@@ -135,6 +140,20 @@ func (t *Turn) Redact(s string) string {
 // Ended reports whether the turn's answers say it has ended (--end-turn's mark).
 func (r *Refusal) Ended() bool {
 	return r != nil && r.Code == CodeNoCapabilities && strings.Contains(r.Reason, providers.TurnEnded)
+}
+
+// EndedSince reports whether --end-turn has marked the turn's state ended since this turn was
+// loaded: a turn loads its state once, and the face keeps its turns across calls, so it asks
+// before each call (one read of the state) and answers with a fresh turn, which says the turn
+// has ended and starts nothing (SPEC 12, 13).
+func (t *Turn) EndedSince() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.loaded || t.env == nil || t.env.Turn == nil || t.env.State == nil || t.env.None == providers.TurnEnded {
+		return false
+	}
+	_, ended, err := t.env.State.Read(providers.EndedFact)
+	return err == nil && ended
 }
 
 // FaceSkippedPrompt records a prompt file the face left out.

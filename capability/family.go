@@ -328,14 +328,18 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string, only map[str
 		if p == nil || p.down != "" {
 			continue
 		}
-		if p.client == nil {
-			if reason, ok, err := e.State.Read(providers.DownFact(id)); err == nil && ok {
-				p.down = shown(string(reason), reasonMax)
-				if p.down == "" {
-					p.down = "it failed earlier in this turn"
-				}
-				continue
+		// Out of the turn since another process (or another turn of the MCP face's pool) saw
+		// it fail: out here too, even if this process's own copy of it still runs.
+		if reason, ok, err := e.State.Read(providers.DownFact(id)); err == nil && ok {
+			if p.client != nil {
+				e.closeLater(p.client)
+				p.client = nil
 			}
+			p.down = shown(string(reason), reasonMax)
+			if p.down == "" {
+				p.down = "it failed earlier in this turn"
+			}
+			continue
 		}
 		// A running provider is listed again only when its listing is stale (relist.go): a
 		// session's answers mostly cost one round trip each, and a changed definition still

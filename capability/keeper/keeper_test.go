@@ -414,3 +414,38 @@ func TestKeeperGuardedCall(t *testing.T) {
 		t.Fatalf("serve: %d", code)
 	}
 }
+
+// TestKeeperWritesOnlyItsRecords: a keeper that loads its turn before any answer has (it
+// started sooner than the answer that spawned it wrote the turn's first records) writes none
+// of the turn's records: turn_started would say the turn runs no real shell (SPEC 12: the
+// keeper records only keeper_started, keeper_ended and provider failures).
+func TestKeeperWritesOnlyItsRecords(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := oneProviderTurn(t, dir, map[string]any{"tools": []any{}})
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: socketPath(state), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan int, 1)
+	go func() { served <- serve(s, ln, false) }()
+	var all string
+	for !strings.Contains(all, `"keeper_started"`) {
+		time.Sleep(5 * time.Millisecond)
+		b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+		all = string(b)
+	}
+	if n := strings.Count(all, "\n"); n != 1 {
+		t.Errorf("the keeper wrote the turn's records:\n%s", all)
+	}
+	if code := EndTurn(s, io.Discard); code != 0 {
+		t.Fatalf("EndTurn: %d", code)
+	}
+	if code := <-served; code != 0 {
+		t.Fatalf("serve: %d", code)
+	}
+}

@@ -75,7 +75,7 @@ func Serve(s providers.Settings) int {
 // and SIGINT end it too (a process of its own; tests run it in theirs without).
 func serve(s providers.Settings, ln *net.UnixListener, signals bool) int {
 	ln.SetUnlinkOnClose(false)
-	s.Session = false
+	s.Session, s.Keeper = false, true
 	t := providers.Load(s, nil)
 	path := ""
 	var sock os.FileInfo

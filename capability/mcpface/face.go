@@ -47,6 +47,7 @@ type Face struct {
 	mu     sync.Mutex
 	gen    *generation
 	direct map[string]string // registered direct tool name -> capability id
+	left   map[string]string // direct tools removed when their provider left the turn -> id
 
 	fpMu sync.Mutex
 	seen map[string]seenFile // the turn's files as last read (fingerprint)
@@ -70,7 +71,7 @@ func New(opts Options) *Face {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	f := &Face{opts: opts, direct: map[string]string{}}
+	f := &Face{opts: opts, direct: map[string]string{}, left: map[string]string{}}
 	f.server = mcp.NewServer(&mcp.Implementation{Name: "spear-mcp", Title: "spear capability plane", Version: opts.Version},
 		&mcp.ServerOptions{
 			Instructions: instructions,
@@ -178,8 +179,19 @@ type seenFile struct {
 	sum [sha256.Size]byte
 }
 
-// turn takes a turn of the generation to answer one call; put gives it back.
+// turn takes a turn of the generation to answer one call; put gives it back. A turn that
+// --end-turn has ended since it loaded is replaced by a fresh one, which knows it (and the
+// others stop the providers they run: the answer's refusal closes the generation).
 func (g *generation) turn(ctx context.Context) (*capability.Turn, error) {
+	t, err := g.take(ctx)
+	if err != nil || !t.EndedSince() {
+		return t, err
+	}
+	t.Close(capability.CodeNoCapabilities)
+	return capability.NewTurn(g.settings), nil
+}
+
+func (g *generation) take(ctx context.Context) (*capability.Turn, error) {
 	select {
 	case t := <-g.idle:
 		return t, nil
@@ -204,6 +216,9 @@ func (g *generation) turn(ctx context.Context) (*capability.Turn, error) {
 func (g *generation) put(t *capability.Turn) {
 	g.mu.Lock()
 	closed := g.closed
+	if closed {
+		g.made-- // the generation may still answer (an ended turn does): room for a new turn
+	}
 	g.mu.Unlock()
 	if closed {
 		t.Close("")
@@ -221,6 +236,9 @@ func (g *generation) close(reason string) {
 	for {
 		select {
 		case t := <-g.idle:
+			g.mu.Lock()
+			g.made--
+			g.mu.Unlock()
 			t.Close(reason)
 		default:
 			return // turns still answering are closed by put

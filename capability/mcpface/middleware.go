@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +23,22 @@ func (f *Face) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/list":
 			f.syncDirect(ctx)
+		case "tools/call":
+			// a direct tool removed when its provider left the turn is answered as its id
+			// would be (unavailable), not with the protocol's unknown tool
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				f.mu.Lock()
+				id, left := f.left[r.Params.Name]
+				_, direct := f.direct[r.Params.Name]
+				f.mu.Unlock()
+				if left && !direct {
+					raw := r.Params.Arguments
+					if len(raw) == 0 {
+						raw = json.RawMessage(`{}`)
+					}
+					return f.invoke(ctx, id, raw)
+				}
+			}
 		case "prompts/list":
 			return f.listPrompts(ctx)
 		case "prompts/get":
@@ -41,6 +58,7 @@ func (f *Face) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // taken twice, or whose schema the SDK will not take is reached through spear_invoke only.
 func (f *Face) syncDirect(ctx context.Context) {
 	var want map[string]capability.Entry
+	down := map[string]bool{} // providers out of the turn: their direct tools answer unavailable
 	_, _ = f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
 		l, r := t.FaceToolsList(ctx)
 		if r != nil {
@@ -48,6 +66,9 @@ func (f *Face) syncDirect(ctx context.Context) {
 				go g.close(capability.CodeNoCapabilities)
 			}
 			return nil
+		}
+		for _, d := range l.Down {
+			down[d.Provider] = true
 		}
 		if l.Mode != "whole" {
 			return nil
@@ -72,6 +93,9 @@ func (f *Face) syncDirect(ctx context.Context) {
 		if e, ok := want[name]; !ok || e.ID != id {
 			gone = append(gone, name)
 			delete(f.direct, name)
+			if p, _, _ := strings.Cut(id, "/"); down[p] {
+				f.left[name] = id
+			}
 		}
 	}
 	if len(gone) > 0 {
@@ -84,6 +108,7 @@ func (f *Face) syncDirect(ctx context.Context) {
 		}
 		if f.addDirect(name, e) {
 			f.direct[name] = e.ID
+			delete(f.left, name)
 		}
 	}
 }

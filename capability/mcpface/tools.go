@@ -285,33 +285,37 @@ func (f *Face) invoke(ctx context.Context, id string, arguments json.RawMessage)
 		compact.Reset()
 		compact.Write(arguments)
 	}
-	return f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
+	res, err := f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
 		o, r := t.FaceInvoke(ctx, id, compact.String())
 		if r != nil {
-			if r.Code == capability.CodeUnavailable {
-				f.providerLeft(id)
-			}
 			return g.refused(t, r, map[string]any{"capability": capability.Clean(id)})
-		}
-		if o.Code == capability.CodeUnavailable || o.Code == capability.CodeTimeout {
-			f.providerLeft(id)
 		}
 		return outcomeResult(t, o)
 	})
+	if res != nil && res.IsError {
+		// unavailable and timeout leave the provider out for the rest of the turn (SPEC 2.6)
+		if m, ok := res.StructuredContent.(json.RawMessage); ok && (bytes.Contains(m, []byte(`"code":"`+capability.CodeUnavailable+`"`)) ||
+			bytes.Contains(m, []byte(`"code":"`+capability.CodeTimeout+`"`))) {
+			provider, _, _ := strings.Cut(id, "/")
+			f.providerLeft(provider)
+		}
+	}
+	return res, err
 }
 
-// providerLeft removes the direct tools of the provider of id, which has left the turn: the
-// SDK then sends notifications/tools/list_changed (SPEC 13). It records nothing: the listing
-// the client asks for next is the decision.
-func (f *Face) providerLeft(id string) {
-	prov, _, _ := strings.Cut(id, "/")
+// providerLeft removes the direct tools of a provider that is unavailable for the rest of the
+// turn, which tells the client its tools changed (notifications/tools/list_changed, SPEC 13);
+// the next tools/list agrees, as the listing leaves such a provider's capabilities out. A
+// client that calls one of them still is answered unavailable, as its id would be (left).
+func (f *Face) providerLeft(provider string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var gone []string
-	for name, cid := range f.direct {
-		if strings.HasPrefix(cid, prov+"/") {
+	for name, id := range f.direct {
+		if p, _, _ := strings.Cut(id, "/"); p == provider {
 			gone = append(gone, name)
 			delete(f.direct, name)
+			f.left[name] = id
 		}
 	}
 	if len(gone) > 0 {

@@ -35,6 +35,10 @@ type Settings struct {
 	Environ     []string
 	StateParent string // where default state_dirs live (SPEC 9); "" = none can be kept
 	Face        string // "mcp" when the MCP face answers: on every record it writes (SPEC 7)
+	// Keeper is the turn's keeper loading the turn: it writes none of the turn's records
+	// (turn_started, provider_registered, ...), only its own (SPEC 12); the answer that
+	// started it writes them, whichever of the two loads the turn first.
+	Keeper bool
 }
 
 // NothingOffered is what the turn is told when nothing is offered; it never names a provider.
@@ -121,7 +125,7 @@ func Load(s Settings, early func(*Turn)) *Turn {
 	if early != nil && stErr == nil && t.Audit != nil && !ended {
 		early(t)
 	}
-	if t.State != nil {
+	if t.State != nil && !s.Keeper {
 		t.onceEvents(r.regErr)
 	}
 	switch {
@@ -133,7 +137,7 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		t.None = NothingOffered + " (" + scopeChanged + ")"
 	case len(t.Offered) == 0:
 		t.None = NothingOffered
-		if t.State.Once(FamilyFact + "-none") {
+		if !s.Keeper && t.State.Once(FamilyFact+"-none") {
 			_ = t.Log(audit.Event{Name: audit.EventFamilySelected, Mode: "none",
 				Reason: t.Offer.Reason, Fields: map[string]any{
 					"project": t.Offer.Project, "providers": DecisionsField(t.Offer.Decisions), "family": []string{}}})

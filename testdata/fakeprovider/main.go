@@ -65,6 +65,9 @@ type Behavior struct {
 	// Fill: write this file until its file system is full, then answer (a disk that fills
 	// while the call is in flight).
 	Fill string `json:"fill"`
+	// WaitFile: answer only once this file exists (a call a test holds in flight and then
+	// lets finish, its provider staying up).
+	WaitFile string `json:"waitFile"`
 	// WaitCancel: answer only once the call is cancelled (notifications/cancelled, recorded
 	// as a call of "cancelled" with the params), and then late, with "too late".
 	WaitCancel bool `json:"waitCancel"`
@@ -251,6 +254,12 @@ func call(b Behavior, args json.RawMessage, result func(any), rpcErr func(int64,
 	}
 	if b.SleepMS > 0 {
 		time.Sleep(time.Duration(b.SleepMS) * time.Millisecond)
+	}
+	for b.WaitFile != "" {
+		if _, err := os.Stat(b.WaitFile); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if b.Crash != nil {
 		return *b.Crash, true
