@@ -8,7 +8,6 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,54 +85,6 @@ func TestLineTransportParseErrors(t *testing.T) {
 }
 
 func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
-
-// A client that writes its requests and closes its end (a pipe) still gets every answer.
-func TestLineTransportAnswersBeforeEOF(t *testing.T) {
-	t.Parallel()
-	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-	release := make(chan struct{})
-	s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			<-release
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil
-		})
-	in := strings.NewReader(strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`,
-	}, "\n") + "\n")
-	var out strings.Builder
-	var mu sync.Mutex
-	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
-	done := make(chan error, 1)
-	// The call is answered only once the end of input has been read.
-	eof := readerFunc(func(p []byte) (int, error) {
-		n, err := in.Read(p)
-		if err == io.EOF {
-			select {
-			case <-release:
-			default:
-				close(release)
-			}
-		}
-		return n, err
-	})
-	go func() { done <- s.Run(context.Background(), &LineTransport{In: eof, Out: w}) }()
-	<-done
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(out.String(), `"id":2`) || !strings.Contains(out.String(), "late") {
-		t.Errorf("the call was not answered before the session ended:\n%s", out.String())
-	}
-}
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
-type readerFunc func([]byte) (int, error)
-
-func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // The turn's files are read again only when a stat says they changed; a change of content
 // of the same size is seen, a rewrite with the same content is no change.

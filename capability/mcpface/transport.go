@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,7 +21,9 @@ const MaxMessage = 64 << 20
 // LineTransport is the face's stdio transport: newline-delimited JSON-RPC as the SDK's
 // StdioTransport reads it, except that a line that is not a JSON-RPC message, or is longer
 // than Max bytes, is answered with a parse error (-32700, id null) and the session goes on;
-// go-sdk v1.8.0's transport closes the session instead.
+// go-sdk v1.8.0's transport closes the session instead. The end of input ends the session,
+// and calls still running are cancelled at their providers: closing stdin is how an MCP
+// client shuts a stdio server down.
 type LineTransport struct {
 	In  io.Reader
 	Out io.Writer
@@ -35,8 +36,7 @@ func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
 	if max <= 0 {
 		max = MaxMessage
 	}
-	c := &lineConn{out: t.Out, incoming: make(chan lineOrErr), closed: make(chan struct{}), pending: map[jsonrpc.ID]bool{}}
-	c.answered = sync.NewCond(&c.pendingMu)
+	c := &lineConn{out: t.Out, incoming: make(chan lineOrErr), closed: make(chan struct{})}
 	go c.readLoop(t.In, max)
 	return c, nil
 }
@@ -50,13 +50,6 @@ type lineConn struct {
 	writeMu  sync.Mutex
 	out      io.Writer
 	incoming chan lineOrErr
-
-	// pending are the requests read and not yet answered: at the end of input the session
-	// ends only once they are (a client that writes its requests and closes its end, as a
-	// pipe does, still gets every answer).
-	pendingMu sync.Mutex
-	pending   map[jsonrpc.ID]bool
-	answered  *sync.Cond
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -95,20 +88,12 @@ func (c *lineConn) readLoop(in io.Reader, max int) {
 					c.deliver(lineOrErr{err: werr})
 					return
 				}
-			} else {
-				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-					c.pendingMu.Lock()
-					c.pending[req.ID] = true
-					c.pendingMu.Unlock()
-				}
-				if !c.deliver(lineOrErr{msg: msg}) {
-					return
-				}
+			} else if !c.deliver(lineOrErr{msg: msg}) {
+				return
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				c.waitAnswered()
 				err = io.EOF
 			}
 			c.deliver(lineOrErr{err: err})
@@ -165,52 +150,12 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	err = c.writeLine(b)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.pendingMu.Lock()
-		delete(c.pending, resp.ID)
-		c.answered.Broadcast()
-		c.pendingMu.Unlock()
-	}
-	return err
-}
-
-// answerWait bounds the wait for answers at the end of input: a provider call is bounded by
-// its own timeout and an approver by approver_timeout, but an answer the SDK failed to write
-// would otherwise keep the face alive for ever.
-const answerWait = 10 * time.Minute
-
-// waitAnswered waits until every request read has been answered, the connection closes, or
-// answerWait passes.
-func (c *lineConn) waitAnswered() {
-	expired := false
-	timer := time.AfterFunc(answerWait, func() {
-		c.pendingMu.Lock()
-		expired = true
-		c.answered.Broadcast()
-		c.pendingMu.Unlock()
-	})
-	defer timer.Stop()
-	c.pendingMu.Lock()
-	defer c.pendingMu.Unlock()
-	for len(c.pending) > 0 && !expired {
-		select {
-		case <-c.closed:
-			return
-		default:
-		}
-		c.answered.Wait()
-	}
+	return c.writeLine(b)
 }
 
 // Close implements mcp.Connection.
 func (c *lineConn) Close() error {
-	c.closeOnce.Do(func() {
-		close(c.closed)
-		c.pendingMu.Lock()
-		c.answered.Broadcast()
-		c.pendingMu.Unlock()
-	})
+	c.closeOnce.Do(func() { close(c.closed) })
 	return nil
 }
 
