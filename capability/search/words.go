@@ -30,7 +30,7 @@ func Words(s string) []string {
 func appendWords(out []string, s string, stems map[string]string) []string {
 	eachPart(s, func(w string) {
 		w = lower(w)
-		if stopWords[w] {
+		if isStopWord(w) {
 			return
 		}
 		st, ok := stems[w]
@@ -127,15 +127,18 @@ func eachPart(s string, f func(string)) {
 	}
 }
 
-// stopWords carry no meaning of their own in a tool's description or a query.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be by can for from has have how i in into
-		is it its me my no not of on or so than that the their them then there these this those to
-		was we what when where which who will with without you your`) {
-		stopWords[w] = true
+// isStopWord says whether w carries no meaning of its own in a tool's description or a
+// query. A switch, not a map: nothing is initialised at start, which every spear-shell -c
+// command would pay before its fast path runs (docs/layout.md).
+func isStopWord(w string) bool {
+	switch w {
+	case "a", "an", "and", "are", "as", "at", "be", "by", "can", "for", "from", "has", "have", "how",
+		"i", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "so", "than",
+		"that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "was", "we",
+		"what", "when", "where", "which", "who", "will", "with", "without", "you", "your":
+		return true
 	}
+	return false
 }
 
 // stem folds a word to its English stem with the Snowball (Porter 2) stemmer, so that

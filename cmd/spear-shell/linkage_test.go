@@ -82,3 +82,29 @@ func TestCheckWarnsDynamic(t *testing.T) {
 		t.Errorf("static build: --check printed\n%s", out)
 	}
 }
+
+// The -c fast path runs from package initialisation (docs/shell.md): no package of ours that is
+// initialised before it may do work at init (a map built, a string computed by a call), which
+// every -c command would pay. capability/search's stop words and realshell's interrupt trap
+// were such work once.
+func TestNothingOfOursInitialisesBeforeTheFastPath(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(filepath.Join(binDir, "spear-shell"), "-c", "true")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "SPEAR_ISOLATION=none")
+	out, _ := cmd.CombinedOutput()
+	seen := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "init" || !strings.HasPrefix(f[1], "github.com/spear-shell/") {
+			continue
+		}
+		seen++
+		if !strings.Contains(line, " 0 bytes, 0 allocs") {
+			t.Errorf("initialised with work before the fast path: %s", line)
+		}
+	}
+	if !strings.Contains(string(out), "init runtime") {
+		t.Fatalf("no init trace: %s", out)
+	}
+	t.Logf("%d packages of ours initialised before the fast path, none with work", seen)
+}

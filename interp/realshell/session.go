@@ -215,7 +215,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	switch {
 	case cfg.TrapInterrupt && cfg.Prompts:
-		init = append(init, bi+"trap -- "+shellQuote(interruptTrap)+" INT")
+		init = append(init, bi+"trap -- "+shellQuote(interruptTrap())+" INT")
 	case cfg.TrapInterrupt:
 		init = append(init, bi+"trap '"+bi+":' INT")
 	}

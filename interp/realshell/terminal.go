@@ -105,8 +105,11 @@ func (s *Shell) Interrupted() { s.status, s.restore, s.pipestatus = 130, true, "
 // plumbing's own lines (reading a batch, a reply, a prompt) have it open, and are never given
 // up. Giving up from inside bash's wait for a child leaves the wait's own SIGINT handler in
 // place, and the next SIGINT would not reach the trap; so the trap sets itself again first, from
-// its own text (__spear_t, there only while it runs).
-var interruptTrap = "__spear_t=" + shellQuote(interruptRest) + "; " + interruptRest
-
-var interruptRest = `[[ -p /dev/fd/` + strconv.Itoa(replyFD) + ` ]] || { ` + bi + `trap -- "__spear_t=${__spear_t@Q}; $__spear_t" INT; ` +
-	bi + `unset -v __spear_t; ` + setStatus + `130 && ` + bi + `:; ` + bi + `suspend 1 ` + noStderr + `; }; ` + bi + `unset -v __spear_t`
+// its own text (__spear_t, there only while it runs). A function, not a variable: a variable
+// computed by a call is initialised at start, which every -c command would pay before its fast
+// path runs.
+func interruptTrap() string {
+	rest := `[[ -p /dev/fd/` + strconv.Itoa(replyFD) + ` ]] || { ` + bi + `trap -- "__spear_t=${__spear_t@Q}; $__spear_t" INT; ` +
+		bi + `unset -v __spear_t; ` + setStatus + `130 && ` + bi + `:; ` + bi + `suspend 1 ` + noStderr + `; }; ` + bi + `unset -v __spear_t`
+	return "__spear_t=" + shellQuote(rest) + "; " + rest
+}
