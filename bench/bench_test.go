@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -223,5 +224,54 @@ func TestFaceHelpers(t *testing.T) {
 		"Start": true, "Rounds": 2, "WantTools": 1, "DumpTools": tools})
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); err != nil || len(lines) != 2 || len(strings.Fields(lines[1])) != 4 {
 		t.Errorf("start: %v, %q; want two sides of two times", err, out)
+	}
+}
+
+// The floor of the face's invoke row: fwdserver -relay reaches the provider through bench/relay
+// over a unix socket, -audit appends an intent and an outcome per call (warm-up included), and
+// when the client goes away the relay ends too (fwdserver waits for it, then removes its socket's
+// directory).
+func TestFloorHelpers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tool := range []string{"faceclient", "fwdserver", "relay", "slowprovider"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, tool), "./"+tool).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", tool, err, out)
+		}
+	}
+	tmp, trail := t.TempDir(), filepath.Join(dir, "audit.jsonl")
+	prov := []string{"--", filepath.Join(dir, "slowprovider"), "-catalog", "-tools", "100"}
+	fwd := func(flags ...string) []string {
+		return append(append([]string{filepath.Join(dir, "fwdserver")}, flags...), prov...)
+	}
+	echo := func(server int, msg string) map[string]any {
+		return map[string]any{"Server": server, "Tool": "echo", "Args": map[string]any{"message": msg}, "Want": msg}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"Servers": [][]string{fwd("-relay", filepath.Join(dir, "relay"), "-audit", trail), fwd("-relay", filepath.Join(dir, "relay"))},
+		"Sides":   []any{echo(0, "a"), echo(1, "b")}, "Calls": 3, "Shuffle": true})
+	cmd := exec.Command(filepath.Join(dir, "faceclient"), string(b))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out, err := cmd.Output()
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); err != nil || len(lines) != 2 {
+		t.Fatalf("calls through the relay: %v, %q", err, out)
+	}
+	got, err := os.ReadFile(trail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	if len(lines) != 8 {
+		t.Fatalf("audit: %d records, want 8 (an intent and an outcome for each of 4 calls):\n%s", len(lines), got)
+	}
+	for i, line := range lines {
+		var r struct{ Event, Call string }
+		want := []string{"intent", "outcome"}[i%2]
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Event != want || r.Call != strconv.Itoa(i/2+1) {
+			t.Errorf("audit record %d: %v, %q; want %s of call %d", i, err, line, want, i/2+1)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR after the client went away: %v (a relay still running?)", left)
 	}
 }

@@ -255,8 +255,15 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 	const (
 		name, target = "spear_invoke of echo through spear-mcp vs a go-sdk server forwarding it, same warm provider (per call)", "ratio <= 1.25"
 		smallName    = "the same in a family of 10 (another warm spear-mcp session) vs that forwarding server"
+		floorName    = "spear_invoke through spear-mcp vs the floor (relay hop + two audit appends)"
+		floorFwdName = "the floor (forwarding server + relay hop + two audit appends) vs the forwarding server"
+		relayName    = "the forwarding server + relay hop only vs the forwarding server"
+		auditName    = "the forwarding server + two audit appends only vs the forwarding server"
 	)
-	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
+	fail := func(err error) []row {
+		return []row{failed(name, target, err), failed(smallName, "reported", err), failed(floorName, target, err),
+			failed(floorFwdName, "reported", err), failed(relayName, "reported", err), failed(auditName, "reported", err)}
+	}
 	h, err := w.familyHome(ctx, "face-invoke", 10000)
 	if err != nil {
 		return fail(err)
@@ -267,27 +274,50 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 		return fail(err)
 	}
 	defer small.endTurn()
-	fwd := append([]string{w.tool("fwdserver"), "--"}, provider{tools: 10000, catalog: true}.command(w)...)
+	// The forwarding server (the SPEC's reference) and, with its flags, the floor of the work the
+	// contract adds to it (docs/bench.md): the provider held by a separate process reached over a
+	// unix socket (bench/relay, the keeper's hop) and two audit records per call.
+	prov := provider{tools: 10000, catalog: true}.command(w)
+	fwdWith := func(flags ...string) []string {
+		return append(append(append([]string{w.tool("fwdserver")}, flags...), "--"), prov...)
+	}
+	relay := []string{"-relay", w.tool("relay")}
+	audit := func(file string) []string { return []string{"-audit", filepath.Join(w.root, file)} }
 	describe := func(server int) map[string]any {
 		return map[string]any{"Server": server, "Tool": "spear_describe", "Args": map[string]any{"ids": []string{"bench/echo"}}, "Want": "bench/echo"}
+	}
+	fwdEcho := func(server int) map[string]any {
+		return map[string]any{"Server": server, "Tool": "echo", "Args": map[string]any{"message": "found"}, "Want": "found"}
 	}
 	smallEcho := echoCall("found")
 	smallEcho["Server"] = 2
 	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
-		"Servers": [][]string{{w.face}, fwd, {w.face}},
-		"Env":     [][]string{h.env, h.env, small.env},
-		"Setup":   []any{describe(0), describe(2)},
-		"Sides": []any{
-			echoCall("found"),
-			map[string]any{"Server": 1, "Tool": "echo", "Args": map[string]any{"message": "found"}, "Want": "found"},
-			smallEcho,
-		},
+		"Servers": [][]string{{w.face}, fwdWith(), {w.face}, fwdWith(append(relay, audit("floor-audit.jsonl")...)...),
+			fwdWith(relay...), fwdWith(audit("audit-only.jsonl")...)},
+		"Env":   [][]string{h.env, h.env, small.env, h.env, h.env, h.env},
+		"Setup": []any{describe(0), describe(2)},
+		"Sides": []any{echoCall("found"), fwdEcho(1), smallEcho, fwdEcho(3), fwdEcho(4), fwdEcho(5)},
 		"Calls": 40,
+		// Six sides: in a fixed order the forwarding server would always follow a face's call and
+		// the relay-only and audit-only sides a forwarding server's.
+		"Shuffle": true,
 	})
 	if err != nil {
 		return fail(err)
 	}
-	return []row{judge(name, median(got[0]), median(got[1]), "ms", 1.25), judge(smallName, median(got[2]), median(got[1]), "ms", 0)}
+	face, fwd, floor := median(got[0]), median(got[1]), median(got[3])
+	r := judge(name, face, fwd, "ms", 1.25)
+	// The project's rule: a speed target that a floor measured side by side shows out of reach on
+	// this machine is judged against that floor. When the floor itself is over 1.25x the
+	// forwarding server in this run, this row is not failed: its verdict is the floor row's.
+	if r.holds == "no" && floor/fwd > 1.25 {
+		r.holds = "floor"
+		r.note = fmt.Sprintf("%s: out of reach on this machine: the floor (relay hop + two audit appends) is %.2fx the forwarding server in the same alternation, so the target is judged against the floor (row %q)",
+			name, floor/fwd, floorName)
+	}
+	return []row{r, judge(smallName, median(got[2]), fwd, "ms", 0),
+		judge(floorName, face, floor, "ms", 1.25), judge(floorFwdName, floor, fwd, "ms", 0),
+		judge(relayName, median(got[4]), fwd, "ms", 0), judge(auditName, median(got[5]), fwd, "ms", 0)}
 }
 
 func caseFaceStart(ctx context.Context, w *world) []row {

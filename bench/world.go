@@ -18,7 +18,7 @@ import (
 
 // helpers are the programs under bench/ that the cases run.
 var helpers = []string{"bareclient", "bwraprec", "execbash", "execbwrap", "faceclient", "forkbwrap", "fwdserver", "gostart",
-	"listserver", "mcpclient", "pipebash", "sdkclient", "slowprovider"}
+	"listserver", "mcpclient", "pipebash", "relay", "sdkclient", "slowprovider"}
 
 // world is the scratch directory every case works in: the helpers built once, one
 // workspace (the registered project's root) and one SPEAR_HOME per configuration.

@@ -4,7 +4,8 @@
 //
 //   - calls: it starts every server of the plan and keeps one session open to each
 //     (initialize with protocol 2025-06-18, then tools/list), makes the setup calls, then makes
-//     the sides' calls alternated, A B A B ..., after one untimed warm-up call of each side, and
+//     the sides' calls alternated, A B A B ... (with Shuffle, each round in a new order, so that
+//     no side always follows the same one), after one untimed warm-up call of each side, and
 //     prints each side's per-call latency in nanoseconds, one line per side ("side K NS NS ...").
 //     Every result is checked: not isError, and its text and structuredContent together hold
 //     the side's want.
@@ -24,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -39,6 +41,7 @@ type plan struct {
 	Setup     []call     // made once, in order, before the sides
 	Sides     []call     // alternated
 	Calls     int        // timed calls per side
+	Shuffle   bool       // each round makes the sides' calls in a new random order
 	Start     bool       // time start to first tools/list instead
 	Rounds    int        // with Start: starts per server
 	WantTools int        // with Start: tools each server must list
@@ -140,8 +143,16 @@ func calls(ctx context.Context, p plan) ([][]time.Duration, error) {
 		}
 	}
 	got := make([][]time.Duration, len(p.Sides))
+	order := make([]int, len(p.Sides))
+	for k := range order {
+		order[k] = k
+	}
 	for i := -1; i < p.Calls; i++ {
-		for k, c := range p.Sides {
+		if p.Shuffle {
+			rand.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		}
+		for _, k := range order {
+			c := p.Sides[k]
 			d, err := do(c)
 			if err != nil {
 				return nil, fmt.Errorf("side %d, call %d: %w", k, i+1, err)
