@@ -225,8 +225,11 @@ func requoteDelimiters(src string) (string, [][2]int) {
 		// Without backslashes the word is its value plus pairs of quotes, so
 		// the length left over after 'value' is even: fill it with ''.
 		extra := len(word) - len(value) - 2
+		if extra < 0 {
+			continue // a word shorter than its value in quotes (mvdan read it otherwise)
+		}
 		r := strings.Repeat("''", extra/2) + "'" + value + "'"
-		if extra < 0 || len(r) != len(word) {
+		if len(r) != len(word) {
 			continue
 		}
 		copy(b[j:end], r)
