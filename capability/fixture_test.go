@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 
 // fixture is a SPEAR_HOME with one project rooted at the workspace and fake providers.
 type fixture struct {
-	t        *testing.T
+	t        testing.TB
 	dir      string
 	home     string
 	ws       string
@@ -72,7 +72,7 @@ type provSpec struct {
 	fake  map[string]any // the fake provider's config
 }
 
-func newFixture(t *testing.T, manifest map[string]any, provs ...provSpec) *fixture {
+func newFixture(t testing.TB, manifest map[string]any, provs ...provSpec) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fixture{t: t, dir: dir, home: filepath.Join(dir, "home"), ws: filepath.Join(dir, "ws"),
