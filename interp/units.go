@@ -23,6 +23,8 @@ type UnitReader struct {
 	// (units_bash.go). Empty: a parse error ends the unit.
 	Shell string
 	unit  *Unit // kept across units: it holds the real shell asked about them
+	// cutShort: the last unit is a command the end of input cut short (CutShort).
+	cutShort bool
 }
 
 // NewUnitReader returns a UnitReader reading from r.
@@ -46,6 +48,7 @@ func (u *UnitReader) Next() (string, error) {
 		if err != nil {
 			unit.text.WriteString(line)
 			u.err = err
+			u.cutShort = unit.cutShort(line)
 			unit.Close()
 			if unit.text.Len() == 0 {
 				return "", err
@@ -67,6 +70,12 @@ func (u *UnitReader) LineReady() bool {
 // AtEnd tells whether the input has ended: the unit Next returned last was the last one (and
 // may be incomplete).
 func (u *UnitReader) AtEnd() bool { return u.err != nil }
+
+// CutShort tells, once AtEnd, whether the last unit is a command that the end of input cut
+// short: bash meets the end while it still reads it (an open quote, `${`, `$((`, a compound
+// command, a trailing | or &&), not a here-document that the end closes nor a trailing
+// backslash, with which bash runs what it has.
+func (u *UnitReader) CutShort() bool { return u.cutShort }
 
 // Unit gathers whole lines until they complete a unit (NewUnit).
 //
@@ -136,6 +145,26 @@ func (u *Unit) Take() string {
 	u.doc = nil
 	u.w = wait{}
 	return s
+}
+
+// cutShort tells whether the text gathered, ended by the end of input after last (a line
+// without its newline, already in text), is a command bash would still be reading.
+func (u *Unit) cutShort(last string) bool {
+	if u.text.Len() == 0 || u.doc != nil {
+		return false
+	}
+	_, err := Parse(u.parsed.String() + last)
+	if err == nil {
+		return false
+	}
+	var perr syntax.ParseError
+	if errors.As(err, &perr) && strings.HasPrefix(perr.Text, "unclosed here-document ") {
+		return false
+	}
+	if more, _ := incomplete(err); more {
+		return true
+	}
+	return u.bashIncomplete(u.text.String())
 }
 
 // Close ends the real shell asked about text mvdan cannot parse, if one was started.

@@ -151,3 +151,36 @@ func TestRequoteDelimiters(t *testing.T) {
 		}
 	}
 }
+
+// CutShort tells whether the last unit is a command the end of input cut short (the session
+// then sends it so that bash meets the end as bash -s does: its status depends on how).
+func TestUnitReaderCutShort(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{
+		"false\necho \"a":          true,
+		"false\necho \"a\n":        true,
+		"echo ${a":                 true,
+		"echo $((1+\n":             true,
+		"if true; then echo x\n":   true,
+		"echo a |":                 true,
+		"for i in 1; do\necho \"a": true,
+		"echo a\n":                 false,
+		"echo a":                   false,
+		"echo a \\":                false,
+		"cat <<EOF\nx\n":           false,
+		"cat <<EOF":                false,
+		"if then\n":                false,
+		"":                         false,
+	} {
+		u := NewUnitReader(strings.NewReader(in))
+		u.Shell = "bash"
+		for {
+			if _, err := u.Next(); err != nil {
+				break
+			}
+		}
+		if got := u.CutShort(); got != want {
+			t.Errorf("CutShort after %q = %v; want %v", in, got, want)
+		}
+	}
+}

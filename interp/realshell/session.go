@@ -101,6 +101,10 @@ type Shell struct {
 	// still to come are the last; tailPending: the last batch's tail kept its status
 	// (session_pipes.go).
 	errexit, traps, ending, tailPending bool
+	// aliases: the session may expand aliases; aliasesOff: the top level has expansion off and
+	// __spear_e holds the session's setting (session_aliases.go). cutShort: the last unit is a
+	// command the end of input cut short (CutShort).
+	aliases, aliasesOff, cutShort bool
 	// alone: a function was defined that may hold an error on which bash abandons its whole
 	// command; from then on each unit is a batch of its own (discard.go).
 	alone bool
@@ -187,7 +191,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	}
 	scriptR.Close()
 	replyW.Close()
-	s := &Shell{history: startsWithHistory(cfg), errexit: startsWithErrexit(cfg), cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: startsTracing(cfg), terminal: cfg.Terminal != nil}
+	s := &Shell{aliases: startsWithAliases(cfg), history: startsWithHistory(cfg), errexit: startsWithErrexit(cfg), cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: startsTracing(cfg), terminal: cfg.Terminal != nil}
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()
@@ -209,6 +213,15 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 			s.replies <- strings.TrimSuffix(line, "\x00")
 		}
 	}()
+	if s.aliases {
+		// Expansion off before the first line of the plumbing's is read (session_aliases.go).
+		if s.tracing {
+			s.write(quiet(strings.TrimSuffix(aliasesKeep, "; ")))
+		} else {
+			s.write(strings.TrimSuffix(aliasesKeep, "; ") + "\n")
+		}
+		s.aliasesOff = true
+	}
 	var init []string
 	if cfg.Argv0 != "" {
 		init = append(init, "BASH_ARGV0="+shellQuote(cfg.Argv0))
@@ -247,6 +260,11 @@ func (s *Shell) write(text string) {
 
 // Forward queues one unit (whole commands) for the shell; Flush sends what is queued.
 func (s *Shell) Forward(unit string) {
+	if s.cutShort {
+		s.forwardCutShort(unit)
+		return
+	}
+	s.aliases = s.aliases || mentionsAliases(unit)
 	s.pipes = s.pipes || mentionsPipestatus(unit)
 	s.errexit = s.errexit || mentionsErrexit(unit)
 	s.traps = s.traps || mentionsTraps(unit)
@@ -283,9 +301,9 @@ func (s *Shell) Forward(unit string) {
 // without tripping set -e.
 func (s *Shell) batchPrelude() string {
 	if s.history {
-		return bi + "unset __spear_b; " + historyOn + s.restoreStatus() + "\n"
+		return bi + "unset __spear_b; " + s.aliasesOn() + historyOn + s.restoreStatus() + "\n"
 	}
-	return bi + "unset __spear_b; " + s.restoreStatus() + "\n"
+	return bi + "unset __spear_b; " + s.aliasesOn() + s.restoreStatus() + "\n"
 }
 
 // setStatus, followed by a status, sets $? to it as a command of the session would: a function
@@ -306,6 +324,10 @@ func (s *Shell) Flush() {
 	body := s.batch.String()
 	s.batch.Reset()
 	if s.tracing || s.dupsStdin || strings.IndexByte(body, 0) >= 0 {
+		if s.aliasesOff {
+			// Script text is read with the session's setting (session_aliases.go).
+			s.write(quiet("__spear_s=$?; " + s.aliasesOn() + s.restoreStatus()))
+		}
 		s.write("{ " + s.groupHeadKeep() + body + s.batchTail(true) + s.groupTail)
 		return
 	}
@@ -461,6 +483,25 @@ func (s *Shell) Signal(sig syscall.Signal) {
 	_ = syscall.Kill(pid, sig)
 }
 
+// CutShort says that the unit forwarded next is the last and a command the end of input cut
+// short (`echo "a`): bash -s meets the end while reading it, and its status then depends on how
+// (the status before it for an end inside a quote, `${` or `$((`, unless that was 0; 2 for a
+// command cut short by its grammar). It is sent as script text, with nothing after it, so that
+// bash meets the end of its script there as bash -s does; nothing of it runs.
+func (s *Shell) CutShort() { s.cutShort = true }
+
+func (s *Shell) forwardCutShort(unit string) {
+	s.cutShort = false
+	s.Flush()
+	s.flushStatus()
+	if s.tailPending || s.aliasesOff {
+		s.write(quiet("__spear_s=$?; " + s.aliasesOn() + s.restoreStatus()))
+	}
+	s.tailPending = false
+	s.write(unit)
+	s.dirty = true
+}
+
 // Close ends the script and waits for the shell; it returns the shell's exit status, as bash
 // reports it to its parent (128+n for a signal).
 func (s *Shell) Close() int {
@@ -474,7 +515,8 @@ func (s *Shell) Close() int {
 		// word of the next line out of command position, so that the `{` this line starts with
 		// would be a syntax error (bash's posixexp.tests). An empty line first puts the parser
 		// back; nothing runs after this line, so no $LINENO counts it.
-		s.write("\n" + quiet("__spear_s=$?; "+s.restoreStatus()))
+		// The session's alias setting comes back too, for an EXIT trap.
+		s.write("\n" + quiet("__spear_s=$?; "+s.aliasesOn()+s.restoreStatus()))
 	}
 	s.script.Close()
 	<-s.exited

@@ -42,10 +42,23 @@ const (
 
 // batchTail returns the tail a batch ends with, "" when none is needed.
 func (s *Shell) batchTail(script bool) string {
-	if s.ending || s.traps && !s.pipes && !s.history && !s.errexit {
+	if s.ending || s.traps && !s.pipes && !s.history && !s.errexit && !s.aliases {
 		return ""
 	}
 	s.tailPending = true
+	if s.aliases {
+		// Expansion off after the batch's units (session_aliases.go): the rest of the line was
+		// read with the session's setting, so the history tail's `if` goes through an eval.
+		s.aliasesOff = true
+		keep := "__spear_u=$_ __spear_p=$?,${PIPESTATUS[@]/%/,}; " + aliasesKeep + "__spear_p=${__spear_p//[!0-9,]/}"
+		switch {
+		case script:
+			return "{ " + keep + "; } " + noStderr + "\n"
+		case s.history:
+			return keep + "; " + bi + "eval '" + strings.TrimSuffix(historyTail, "\n") + "'\n"
+		}
+		return keep + "\n"
+	}
 	switch {
 	case script:
 		return pipesTailQuiet

@@ -65,7 +65,12 @@ func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 	if promptCommand {
 		// As in bash -i, a failing PROMPT_COMMAND never ends the shell (|| turns set -e off).
 		for _, i := range s.promptCommands {
-			s.write("{ " + s.groupHead + restore + bi + `eval "${PROMPT_COMMAND[` + i + `]}"` + strings.TrimSuffix(s.groupTail, "\n") + " || " + bi + ":\n")
+			// Its text is read with the session's alias setting (session_aliases.go).
+			on, off := s.aliasesOn(), ""
+			if on != "" {
+				off, s.aliasesOff = "; "+strings.TrimSuffix(aliasesKeep, "; "), true
+			}
+			s.write("{ " + s.groupHead + on + restore + bi + `eval "${PROMPT_COMMAND[` + i + `]}"` + off + strings.TrimSuffix(s.groupTail, "\n") + " || " + bi + ":\n")
 		}
 	}
 	// The reply: PS0's presence ("x1" or "x"), PROMPT_COMMAND's indices, then the prompt.

@@ -61,6 +61,9 @@ func RunSession(r io.Reader, sh *realshell.Shell, h Handlers) int {
 		unit, err := units.Next()
 		if units.AtEnd() {
 			sh.Ending()
+			if units.CutShort() {
+				sh.CutShort()
+			}
 		}
 		if unit != "" && !runUnit(unit, sh, h) {
 			return sh.Close()
