@@ -15,7 +15,7 @@ func BenchmarkFamilyIndexOf(b *testing.B) {
 	var tools []*tool
 	for i := range 10000 {
 		w1, w2, w3 := words[i%10], words[(i/10)%10], words[(i/100)%10]
-		tools = append(tools, &tool{id: fmt.Sprintf("bench/s%d_%s_%s", i/250, w1, w2), name: fmt.Sprintf("s%d_%s_%s", i/250, w1, w2), prov: p,
+		tools = append(tools, &tool{id: fmt.Sprintf("bench/s%d_%s_%s", i/100, w1, w2), name: fmt.Sprintf("s%d_%s_%s", i/100, w1, w2), prov: p,
 			desc:  fmt.Sprintf("Finds each %s of the %s service whose %s matches a free-form query.\nReturns JSON.", w1, w2, w3),
 			input: []byte(`{"type":"object","properties":{"q":{"type":"string","description":"words to look for"},"max_hits":{"type":"integer"}},"required":["q"]}`), hash: "h"})
 	}

@@ -38,6 +38,12 @@ type Index struct {
 	terms  []string // sorted
 	offs   []uint32 // where each term's postings start in posts; one more at the end
 	posts  []byte   // per term, by document: (document delta, frequency) as uvarints
+
+	// decoded holds the posting lists queries decoded, by term: a long-lived turn (the MCP
+	// face's) searches the same index many times. An Index is used by one goroutine at a time.
+	decoded [][]posting
+	norms   []float64 // per document, BM25's length normalisation, once a query needed it
+	scores  []float64 // a query's scores by document, all zero between queries
 }
 
 type posting struct {
@@ -104,6 +110,18 @@ func Build(docs []Doc) *Index {
 // queries need them (Decode checked the rest): a list that runs past its documents or does
 // not decode ends where it stops making sense.
 func (ix *Index) postings(t int) []posting {
+	if ix.decoded == nil {
+		ix.decoded = make([][]posting, len(ix.terms))
+	}
+	if ps := ix.decoded[t]; ps != nil {
+		return ps
+	}
+	ps := ix.decode(t)
+	ix.decoded[t] = ps
+	return ps
+}
+
+func (ix *Index) decode(t int) []posting {
 	b := ix.posts[ix.offs[t]:ix.offs[t+1]]
 	var out []posting
 	doc := int64(-1)
@@ -159,7 +177,14 @@ func (ix *Index) score(query string) []Hit {
 	words := Words(query)
 	slices.Sort(words)
 	words = slices.Compact(words)
-	scores := make([]float64, ix.n)
+	if ix.norms == nil {
+		ix.norms = make([]float64, ix.n)
+		for d, l := range ix.lens {
+			ix.norms[d] = float64(k1 * (1 - b + b*l/ix.avgLen))
+		}
+		ix.scores = make([]float64, ix.n)
+	}
+	scores := ix.scores
 	var matched []int32
 	for _, w := range words {
 		t, ok := slices.BinarySearch(ix.terms, w)
@@ -169,8 +194,8 @@ func (ix *Index) score(query string) []Hit {
 		ps := ix.postings(t)
 		idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
 		for _, p := range ps {
-			norm := float64(k1 * (1 - b + b*ix.lens[p.doc]/ix.avgLen))
-			s := idf * float64(p.tf) * (k1 + 1) / (float64(p.tf) + norm)
+			tf := float64(p.tf)
+			s := idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])
 			if scores[p.doc] == 0 {
 				matched = append(matched, p.doc)
 			}
@@ -180,6 +205,7 @@ func (ix *Index) score(query string) []Hit {
 	hits := make([]Hit, len(matched))
 	for i, d := range matched {
 		hits[i] = Hit{int(d), scores[d]}
+		scores[d] = 0
 	}
 	return hits
 }
