@@ -73,6 +73,10 @@ func jsonInner(s string, escapeHTML bool) string {
 
 func (r *Redactor) empty() bool { return r == nil || len(r.secrets) == 0 }
 
+// Empty reports whether r has no secret to redact, so that a caller may skip encoding a value
+// only to redact it.
+func (r *Redactor) Empty() bool { return r.empty() }
+
 // String returns s with every secret replaced.
 func (r *Redactor) String(s string) string {
 	if r.empty() {

@@ -137,6 +137,13 @@ func (t *Turn) Redact(s string) string {
 	return s
 }
 
+// Redacts reports whether Redact may change anything: the configuration has secrets.
+func (t *Turn) Redacts() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.env == nil || t.env.Redactor == nil || !t.env.Redactor.Empty()
+}
+
 // Ended reports whether the turn's answers say it has ended (--end-turn's mark).
 func (r *Refusal) Ended() bool {
 	return r != nil && r.Code == CodeNoCapabilities && strings.Contains(r.Reason, providers.TurnEnded)

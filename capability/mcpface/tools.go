@@ -506,6 +506,9 @@ func cleanValue(v any) any {
 
 // redactAny redacts the configuration's secrets from every string of a structured value.
 func redactAny(t *capability.Turn, v any) any {
+	if !t.Redacts() {
+		return v // nothing to redact: the SDK encodes it once
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return v
