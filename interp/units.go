@@ -161,28 +161,24 @@ func (w wait) mayEnd(line string) bool {
 // would read them; if not, it sets what the next lines are waited for as.
 func (u *Unit) complete() bool {
 	parsed := u.parsed.String()
-	f, err := Parse(parsed)
+	src := parsed
+	if strings.IndexByte(parsed, '`') >= 0 {
+		// bash reads a backquoted command as a string, up to the next unescaped backquote
+		// (quotes and here-document operators in it mean nothing yet): the parser sees it empty.
+		src = scanDocs(parsed).emptyBackquotes()
+	}
+	f, err := Parse(src)
 	if err == nil {
 		u.w = wait{}
-		return !continued(parsed, f)
+		return !continued(src, f)
 	}
 	var perr syntax.ParseError
-	isPerr := errors.As(err, &perr)
-	if isPerr && strings.HasPrefix(perr.Text, "unclosed here-document ") {
+	if errors.As(err, &perr) && strings.HasPrefix(perr.Text, "unclosed here-document ") {
 		// Its body starts on the next line, or the command line goes on first; bash may read
 		// another body first (docScan).
-		scan := scanDocs(parsed)
-		if u.startDoc(scan) {
-			return false
+		if !u.startDoc(scanDocs(parsed)) {
+			u.w = wait{}
 		}
-		if op := int(perr.Pos.Offset()); scan.inBackquote(op) && strings.HasPrefix(parsed[op:], "<<") {
-			// bash reads it only when the backquoted command runs: mvdan must not wait for its
-			// body either, so it sees a plain redirection.
-			u.parsed.Reset()
-			u.parsed.WriteString(parsed[:op] + "< " + parsed[op+2:])
-			return u.complete()
-		}
-		u.w = wait{}
 		return false
 	}
 	more, w := incomplete(err)

@@ -34,14 +34,23 @@ func scanDocs(s string) *docScan {
 	return d
 }
 
-// inBackquote tells whether offset i is inside a backquoted span.
-func (d *docScan) inBackquote(i int) bool {
-	for _, b := range d.backq {
-		if b[0] < i && i < b[1] {
-			return true
+// emptyBackquotes returns the text scanned with every backquoted span emptied (“ for a closed
+// one, a lone ` for one the text leaves open).
+func (d *docScan) emptyBackquotes() string {
+	var b strings.Builder
+	at := 0
+	for _, q := range d.backq {
+		if q[0] < at {
+			continue // inside one emptied already
+		}
+		b.WriteString(d.s[at:q[0]])
+		at = q[1]
+		if q[1] > q[0] && d.s[q[1]-1] == '`' {
+			b.WriteByte('`')
 		}
 	}
-	return false
+	b.WriteString(d.s[at:])
+	return b.String()
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }
