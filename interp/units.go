@@ -84,8 +84,8 @@ func (u *UnitReader) CutShort() bool { return u.cutShort }
 // would parse an unquoted body (and wait for a `$(` or backquote it leaves open) and does not
 // join a body line ending in a backslash to the next (bash does, for an unquoted delimiter, so
 // that `line \` then `EOF` is not the end). The parser sees parsed: the text with every body
-// left out and every delimiter read so far replaced by docMark, followed by a docMark line where
-// the body ended.
+// left out and every here-document operator whose body was read replaced by docRedir. Which body
+// bash reads next is docScan's (units_docs.go) to say, not the parser's.
 type Unit struct {
 	text   strings.Builder
 	parsed strings.Builder // text as the parser sees it: no here-document bodies
@@ -95,8 +95,10 @@ type Unit struct {
 	check  *syntaxChecker
 }
 
-// docMark stands for a here-document's delimiter in what the parser sees.
-const docMark = "__spear_doc__"
+// docRedir stands for a here-document operator and its word in what the parser sees: a plain
+// redirection, so that the parser waits for no body (and reads none at a point of its own,
+// which is not always bash's).
+const docRedir = "< __spear_doc__"
 
 // Add appends one whole line and reports whether the text is now a complete unit.
 func (u *Unit) Add(line string) bool {
@@ -107,7 +109,7 @@ func (u *Unit) Add(line string) bool {
 			return false
 		}
 		u.doc = nil
-		u.parsed.WriteString(docMark + "\n" + rest)
+		u.parsed.WriteString(rest)
 	} else {
 		u.parsed.WriteString(line)
 		// Re-parsing the growing text for a line that cannot complete it would
@@ -188,15 +190,22 @@ func (w wait) mayEnd(line string) bool {
 // would read them; if not, it sets what the next lines are waited for as.
 func (u *Unit) complete() bool {
 	parsed := u.parsed.String()
-	f, err := Parse(parsed)
+	src := parsed
+	if strings.IndexByte(parsed, '`') >= 0 {
+		// bash reads a backquoted command as a string, up to the next unescaped backquote
+		// (quotes and here-document operators in it mean nothing yet): the parser sees it empty.
+		src = scanDocs(parsed).emptyBackquotes()
+	}
+	f, err := Parse(src)
 	if err == nil {
 		u.w = wait{}
-		return !continued(parsed, f)
+		return !continued(src, f)
 	}
 	var perr syntax.ParseError
 	if errors.As(err, &perr) && strings.HasPrefix(perr.Text, "unclosed here-document ") {
-		// Its body starts on the next line, or the command line goes on first.
-		if !u.startDoc(int(perr.Pos.Offset())) {
+		// Its body starts on the next line, or the command line goes on first; bash may read
+		// another body first (docScan).
+		if !u.startDoc(scanDocs(parsed)) {
 			u.w = wait{}
 		}
 		return false
@@ -204,11 +213,22 @@ func (u *Unit) complete() bool {
 	more, w := incomplete(err)
 	u.w = w
 	if more {
+		// mvdan may stop at something else first (a `(` that ends the line) where bash has
+		// read to a here-document's body.
+		if u.startDoc(scanDocs(parsed)) {
+			u.w = wait{}
+		}
 		return false
 	}
 	// A syntax error ends the unit, as it ends bash's reading of a command; one that only
 	// mvdan sees waits for the lines that complete the command for bash.
-	return !u.bashIncomplete(u.text.String())
+	if !u.bashIncomplete(u.text.String()) {
+		return true
+	}
+	if u.startDoc(scanDocs(parsed)) {
+		u.w = wait{}
+	}
+	return false
 }
 
 // bashIncomplete asks the real shell whether text is a command cut short (units_bash.go), and
@@ -217,51 +237,42 @@ func (u *Unit) bashIncomplete(text string) bool {
 	if u.shell == "" {
 		return false
 	}
-	if u.check == nil {
-		u.check = &syntaxChecker{path: u.shell}
-	}
-	more, closer := u.check.incomplete(text)
+	more, closer := u.checker().incomplete(text)
 	if more {
 		u.w = wait{quote: closer}
 	}
 	return more
 }
 
-// startDoc begins reading the body of the here-document whose operator (<< or <<-) the parser
-// found unclosed at offset op of what it sees, and reports whether it did. The body starts on
-// the next line: the parser reports a here-document unclosed only after the newline that ends
-// its command line, save for a line that a backslash joins to the next, or one inside an open
-// backquote (bash reads a backquoted command as a string: its here-documents are read when it
-// runs). The delimiter word is replaced by docMark.
-func (u *Unit) startDoc(op int) bool {
-	p := u.parsed.String()
-	if op < 0 || op+2 > len(p) || p[op:op+2] != "<<" || oddBackslashes(strings.TrimSuffix(p, "\n")) ||
-		(strings.Count(p[:op], "`")-strings.Count(p[:op], "\\`"))%2 != 0 {
+func (u *Unit) checker() *syntaxChecker {
+	if u.check == nil {
+		u.check = &syntaxChecker{path: u.shell}
+	}
+	return u.check
+}
+
+// startDoc begins reading the body bash reads next, if it has read the command text up to one
+// (scan of what the parser sees), and reports whether it did. The body starts on the next line.
+// The operator and its word are replaced by docRedir.
+func (u *Unit) startDoc(scan *docScan) bool {
+	p := scan.s
+	if len(scan.gathered) == 0 {
 		return false
 	}
-	j := op + 2
-	dash := j < len(p) && p[j] == '-'
-	if dash {
-		j++
+	d := scan.gathered[0]
+	w := p[d.word:d.end]
+	quoted := docWordQuoted(w)
+	value := docDelimiter(w, quoted)
+	if u.shell != "" && docWordAsks(w) {
+		if v, ok := u.checker().delimiter(w); ok {
+			value = v
+		}
 	}
-	for j < len(p) && (p[j] == ' ' || p[j] == '\t') {
-		j++
-	}
-	value, end := delimiterWord(p, j)
-	if end == j {
-		return false
-	}
-	u.doc = &hereDoc{delimiter: value, quoted: strings.ContainsAny(p[j:end], `\'"`), dash: dash}
-	// In a command substitution bash 5.2 also ends the body at a line that begins with the
-	// delimiter and holds a `)` after it, and reads the rest of that line as commands (`EOF)`
-	// closes both; `EOF x` is body text).
-	if _, err := Parse(p[:op]); err != nil && strings.Contains(err.Error(), "without matching `$(`") {
-		u.doc.inSubst = true
-	}
+	u.doc = &hereDoc{delimiter: value, quoted: quoted, dash: p[d.op+2] == '-', inSubst: d.inSubst}
 	u.parsed.Reset()
-	u.parsed.WriteString(p[:j])
-	u.parsed.WriteString(docMark)
-	u.parsed.WriteString(p[end:])
+	u.parsed.WriteString(p[:d.op])
+	u.parsed.WriteString(docRedir)
+	u.parsed.WriteString(p[d.end:])
 	return true
 }
 

@@ -132,3 +132,23 @@ func (c *syntaxChecker) close() {
 	c.cmd.Wait()
 	c.cmd = nil
 }
+
+// delimiter asks bash for the delimiter of a here-document whose word is word (as written):
+// what it says it wanted when the input ends before the body does.
+func (c *syntaxChecker) delimiter(word string) (string, bool) {
+	msg, _, ok := c.ask(": <<" + word + "\n")
+	if !ok {
+		return "", false
+	}
+	const wanted = "(wanted `"
+	i := bytes.LastIndex(msg, []byte(wanted))
+	if i < 0 {
+		return "", false
+	}
+	rest := msg[i+len(wanted):]
+	j := bytes.LastIndex(rest, []byte("')"))
+	if j < 0 {
+		return "", false
+	}
+	return string(rest[:j]), true
+}

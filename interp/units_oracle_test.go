@@ -33,10 +33,18 @@ func markers(in string) (string, map[int]string) {
 	return strings.Join(lines, ""), at
 }
 
-var syntaxErrorLine = regexp.MustCompile(`line (\d+): syntax error`)
+// syntaxErrorLine is bash's report of a syntax error in its input (not one in a command
+// substitution it expands: "bash: command substitution: line 3: syntax error ...").
+var syntaxErrorLine = regexp.MustCompile(`(?m)^[^:\n]*: line (\d+): syntax error`)
+
+// expansionError is bash's report of a command substitution it could not parse when it expanded
+// it (a here-document body holding `$(`): that can end bash -s at a line it does not name, or
+// send it back to read lines it had read.
+var expansionError = regexp.MustCompile(`(?m)^[^:\n]*: command substitution: line \d+: (syntax error|unexpected EOF)`)
 
 // bashRuns runs text through bash -s and returns the markers it printed and the line of the
-// syntax error that ended it (0 for none): bash -s reads nothing after one.
+// syntax error that ended it (0 for none): bash -s reads nothing after one. After an expansion
+// error nothing is judged (1).
 func bashRuns(t testing.TB, bash, text string) (map[string]bool, int) {
 	cmd := exec.Command(bash, "-s")
 	cmd.Dir = t.TempDir()
@@ -55,6 +63,9 @@ func bashRuns(t testing.TB, bash, text string) (map[string]bool, int) {
 	stop := 0
 	if m := syntaxErrorLine.FindStringSubmatch(errs.String()); m != nil {
 		stop, _ = strconv.Atoi(m[1])
+	}
+	if expansionError.MatchString(errs.String()) {
+		stop = 1 // nothing it ran afterwards is about where units end (it may even read lines again)
 	}
 	return ran, stop
 }
@@ -122,6 +133,25 @@ var heredocCases = []struct{ name, in string }{
 	{"lookalikes", ": <<EOF\n EOF\nEOF \nEOFX\n@\nEOF\n@\n"},
 	{"empty delimiter", ": <<''\nx\n\n@\n"},
 	{"at end", ": <<EOF\nx \\\n@\n"},
+	// bash reads a backquoted command as a string: its here-document is no operator yet, and
+	// the backquote closes where it closes.
+	{"backquote closed in body", ": `: <<EOF\nx`\n@\nEOF\n@\n"},
+	{"quote in backquote", "false && : `: <<D\nb'\nx`\n@\n"},
+	{"backquote holds body", ": `: <<EOF\nx \\\nEOF\n@\nEOF`\n@\n"},
+	// A command substitution closed on the operator's line: its body comes first.
+	{"substitution closed on the line", ": <<A $(: <<EOF)\nx\nA\n@\nEOF\n@\n"},
+	{"two substitutions closed", ": <<C $(: <<A) $(: <<'B')\nA\nb \\\nB\nC\n@\nC\n@\n"},
+	// A ( that ends the line: the body is read first.
+	{"subshell opened at line end", ": <<EOF && (\nx \\\nEOF\nEOF\n:\n)\n@\n"},
+	// The delimiter is the word after quote removal, with $'' and $"" translated, and a $( )
+	// as bash prints the command back; quotes inside expansions do not quote the word.
+	{"ansi-c delimiter", ": <<$'a'\na\n@\n$'a'\n@\n"},
+	{"ansi-c escape delimiter", ": <<$'a\\x41'\naA\n@\n"},
+	{"locale delimiter", ": <<$\"a\"\na\n@\n$\"a\"\n@\n"},
+	{"substitution delimiter", ": <<$(echo  x)\n$(echo  x)\n@\n$(echo x)\n@\n"},
+	{"quotes in substitution", ": <<$(echo \"x\")\nz \\\n$(echo \"x\")\n@\n$(echo \"x\")\n@\n"},
+	{"quotes in parameter", ": <<${a:-\"x\"}\nz \\\n${a:-\"x\"}\n@\n${a:-\"x\"}\n@\n"},
+	{"substitution across lines", ": <<a$(\necho  b)c\na$(\necho  b)c\n@\na$(echo b)c\n@\n"},
 }
 
 func TestUnitReaderHeredocBash(t *testing.T) {
@@ -144,6 +174,8 @@ var heredocLines = []string{
 	"false && : <<EOF |", "x", "x \\", "x \\\\", "EOF", "\tEOF", " EOF", "EOF \\", "EO\\", "F", "\\",
 	"D", "\tD", "\t\tx \\", "EOF\\", "", ")", "$(", "'", "\"", ": 'a", "b'", "false a \\",
 	"false &&", "\t\\", "D\\",
+	"false && : `: <<EOF", "x`", "false && : $(: <<EOF)", ": <<D $(: <<EOF)", "false && : <<EOF && (",
+	"( false && : <<D && (", ": <<$'EOF'", ": <<$(echo  EOF)", "$(echo EOF)", ": <<${x:-\"EOF\"}", "${x:-\"EOF\"}",
 }
 
 // genHeredocInput makes an input of at most 16 lines from data: each byte chooses a line, and
@@ -157,6 +189,11 @@ func genHeredocInput(data []byte) string {
 			break
 		}
 		line := heredocLines[int(c&0x7f)%len(heredocLines)]
+		if strings.HasPrefix(line, ": ") {
+			// No command with a here-document runs: a body is never expanded (a `$(` in it would
+			// be an expansion error, after which bash -s says nothing about units).
+			line = "false && " + line
+		}
 		b.WriteString(line + "\n")
 		bare = strings.Trim(line, " \t") == `\`
 		if c&0x80 != 0 && !bare {
