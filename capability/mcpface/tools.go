@@ -285,20 +285,20 @@ func (f *Face) invoke(ctx context.Context, id string, arguments json.RawMessage)
 		compact.Reset()
 		compact.Write(arguments)
 	}
+	var code string // the decision's code, whichever way it ended
 	res, err := f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
 		o, r := t.FaceInvoke(ctx, id, compact.String())
 		if r != nil {
+			code = r.Code
 			return g.refused(t, r, map[string]any{"capability": capability.Clean(id)})
 		}
+		code = o.Code
 		return outcomeResult(t, o)
 	})
-	if res != nil && res.IsError {
+	if code == capability.CodeUnavailable || code == capability.CodeTimeout {
 		// unavailable and timeout leave the provider out for the rest of the turn (SPEC 2.6)
-		if m, ok := res.StructuredContent.(json.RawMessage); ok && (bytes.Contains(m, []byte(`"code":"`+capability.CodeUnavailable+`"`)) ||
-			bytes.Contains(m, []byte(`"code":"`+capability.CodeTimeout+`"`))) {
-			provider, _, _ := strings.Cut(id, "/")
-			f.providerLeft(provider)
-		}
+		provider, _, _ := strings.Cut(id, "/")
+		f.providerLeft(provider)
 	}
 	return res, err
 }
