@@ -23,11 +23,7 @@ func TestFaceInvokeGuardedByItsListing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds spear-shell")
 	}
-	bin := filepath.Join(t.TempDir(), "spear-shell")
-	_, self, _, _ := runtime.Caller(0)
-	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(filepath.Dir(self), "..", "cmd", "spear-shell")).CombinedOutput(); err != nil {
-		t.Fatalf("build spear-shell: %v\n%s", err, out)
-	}
+	bin := buildShell(t)
 	tools := func(echoDesc, otherDesc string) []any {
 		other := echoTool("other")
 		other["description"] = otherDesc
@@ -42,14 +38,9 @@ func TestFaceInvokeGuardedByItsListing(t *testing.T) {
 	change := func(echoDesc, otherDesc string) {
 		f.write(filepath.Join(f.dir, "p.json"), obj("reload", true, "record", f.recordPath(), "tools", tools(echoDesc, otherDesc)))
 	}
-	s := f.settings()
-	s.Self, s.Face = bin, "mcp"
-	s.Environ = []string{"SPEAR_HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "HOME=" + f.dir}
+	s := f.faceSettings(bin)
 	tn := NewTurn(s)
-	defer func() {
-		keeper.EndTurn(s.Settings, io.Discard)
-		tn.Close("test")
-	}()
+	defer endKeptTurn(s, tn)
 	ctx := context.Background()
 	// Another process of the turn has the provider announce its change, so that the face's
 	// turn fetches nothing before its next call.
@@ -103,4 +94,29 @@ func TestFaceInvokeGuardedByItsListing(t *testing.T) {
 			t.Errorf("the keeper was not used: %v", e)
 		}
 	}
+}
+
+// buildShell builds spear-shell, whose keeper mode a face's turn starts (Settings.Self).
+func buildShell(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "spear-shell")
+	_, self, _, _ := runtime.Caller(0)
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(filepath.Dir(self), "..", "cmd", "spear-shell")).CombinedOutput(); err != nil {
+		t.Fatalf("build spear-shell: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// faceSettings are the fixture's settings for an MCP face's turn whose keeper bin runs.
+func (f *fixture) faceSettings(bin string) Settings {
+	s := f.settings()
+	s.Self, s.Face = bin, "mcp"
+	s.Environ = []string{"SPEAR_HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "HOME=" + f.dir}
+	return s
+}
+
+// endKeptTurn ends the turn's keeper and closes tn.
+func endKeptTurn(s Settings, tn *Turn) {
+	keeper.EndTurn(s.Settings, io.Discard)
+	tn.Close("test")
 }

@@ -213,28 +213,7 @@ func TestKeeperToolsReportsTheListingAsListed(t *testing.T) {
 		}}
 	}
 	s := oneProviderTurn(t, dir, fake("Echo."))
-	state := filepath.Join(dir, "state")
-	if err := os.Mkdir(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: socketPath(state), Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan int, 1)
-	go func() { served <- serve(s, ln, false) }()
-	ps := s
-	ps.Self, ps.Environ = filepath.Join(dir, "never-run"), []string{}
-	core := providers.Load(ps, nil)
-	link := Reach(core)
-	if link == nil {
-		t.Fatalf("no link to the keeper: %s", core.None)
-	}
-	p, _ := core.Provider("p")
-	c, reached, err := link.Start(context.Background(), p.Config)
-	if !reached || err != nil {
-		t.Fatalf("start through the keeper: reached %v, %v", reached, err)
-	}
+	core, p, c, served := startKept(t, dir, s)
 	defer c.Close()
 	d, ok := c.(providers.Definer)
 	if !ok {
@@ -333,28 +312,7 @@ func TestKeeperGuardedCall(t *testing.T) {
 		}}
 	}
 	s := oneProviderTurn(t, dir, fake("Other."))
-	state := filepath.Join(dir, "state")
-	if err := os.Mkdir(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: socketPath(state), Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan int, 1)
-	go func() { served <- serve(s, ln, false) }()
-	ps := s
-	ps.Self, ps.Environ = filepath.Join(dir, "never-run"), []string{}
-	core := providers.Load(ps, nil)
-	link := Reach(core)
-	if link == nil {
-		t.Fatalf("no link to the keeper: %s", core.None)
-	}
-	p, _ := core.Provider("p")
-	c, reached, err := link.Start(context.Background(), p.Config)
-	if !reached || err != nil {
-		t.Fatalf("start through the keeper: reached %v, %v", reached, err)
-	}
+	_, _, c, served := startKept(t, dir, s)
 	defer c.Close()
 	gc, ok := c.(providers.GuardedCaller)
 	if !ok {
@@ -448,4 +406,33 @@ func TestKeeperWritesOnlyItsRecords(t *testing.T) {
 	if code := <-served; code != 0 {
 		t.Fatalf("serve: %d", code)
 	}
+}
+
+// startKept serves turn s's keeper in this process (its state directory under dir) and
+// starts provider p through it, from a turn core of its own: what an answering process does.
+func startKept(t *testing.T, dir string, s providers.Settings) (*providers.Turn, providers.Offered, providers.Client, chan int) {
+	t.Helper()
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: socketPath(state), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan int, 1)
+	go func() { served <- serve(s, ln, false) }()
+	ps := s
+	ps.Self, ps.Environ = filepath.Join(dir, "never-run"), []string{}
+	core := providers.Load(ps, nil)
+	link := Reach(core)
+	if link == nil {
+		t.Fatalf("no link to the keeper: %s", core.None)
+	}
+	p, _ := core.Provider("p")
+	c, reached, err := link.Start(context.Background(), p.Config)
+	if !reached || err != nil {
+		t.Fatalf("start through the keeper: reached %v, %v", reached, err)
+	}
+	return core, p, c, served
 }
