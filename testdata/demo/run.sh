@@ -7,7 +7,7 @@ set -euo pipefail
 bin=${1:?usage: run.sh BINDIR}
 bin=$(cd "$bin" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-for b in spear-shell spear-demo-notes; do
+for b in spear-shell spear-mcp spear-demo-notes; do
 	if [ ! -x "$bin/$b" ]; then
 		echo "run.sh: $bin/$b is missing; build it with: CGO_ENABLED=0 go build -trimpath -o $bin/ ./cmd/... ./testdata/demo/spear-demo-notes" >&2
 		exit 1
@@ -35,9 +35,11 @@ say() { if [ -t 1 ]; then printf '\n\033[1m== %s\033[0m\n' "$*"; else printf '\n
 say "spear-shell --context (what the harness puts in the model's context)"
 "$bin/spear-shell" --context 2>&1
 
-say "a scripted turn on stdin: list, describe, a READ, a refused WRITE, a WRITE under confirm with no approver, ls, an unavailable provider"
+say "a scripted turn on stdin: list, search, describe, a READ, a refused WRITE, a WRITE under confirm with no approver, ls, an unavailable provider"
 "$bin/spear-shell" 2>&1 <<'TURN' || true
 spear-capability list
+echo "-> exit $?"
+spear-capability search find a note by a word
 echo "-> exit $?"
 spear-capability describe notes/search_notes
 echo "-> exit $?"
@@ -52,6 +54,12 @@ echo "-> exit $?"
 spear-capability invoke weather/forecast '{"city": "Oslo"}'
 echo "-> exit $?"
 TURN
+
+say "the MCP face: spear-mcp serves the same turn to a terminal that speaks MCP (initialize, then spear_search)"
+{ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"spear_search","arguments":{"query":"note"}}}'
+	sleep 2; } | "$bin/spear-mcp" 2>&1 | grep '"id":2' || true
 
 say "the audit trail ($root/audit.jsonl): events recorded"
 grep -o '"event":"[a-z_]*"' "$root/audit.jsonl" | sed 's/"event":"\(.*\)"/\1/' | sort | uniq -c
