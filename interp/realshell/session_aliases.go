@@ -32,7 +32,7 @@ import "strings"
 // with the same setting. Flush gives the session's setting back before the group (the unit's
 // aliases are expanded as in bash -s; an alias named `{` breaks the group). Reading the unit
 // later, at run time, takes eval or `.`, and both trace with `++` and keep verbose from showing
-// the unit; running it outside a group would take an exec that gives the unit its stdin, and
+// the unit (and eval crashes bash 5.2.15 on a duplicated stdin: dupstdin.go); running it outside a group would take an exec that gives the unit its stdin, and
 // bash -s reads its script from its stdin (`exec 0</dev/null` ends the script there).
 
 // aliasesKeep notes the session's setting and turns expansion off; it never fails (set -e).
