@@ -105,6 +105,8 @@ type Shell struct {
 	// __spear_e holds the session's setting (session_aliases.go). cutShort: the last unit is a
 	// command the end of input cut short (CutShort).
 	aliases, aliasesOff, cutShort bool
+	// commandFunc: a unit may have defined a function named command (session_envelope.go).
+	commandFunc bool
 	// alone: a function was defined that may hold an error on which bash abandons its whole
 	// command; from then on each unit is a batch of its own (discard.go).
 	alone bool
@@ -331,6 +333,12 @@ func (s *Shell) Flush() {
 		s.write("{ " + s.groupHeadKeep() + body + s.batchTail(true) + s.groupTail)
 		return
 	}
+	s.sendBatch(body, bi+"eval", "")
+}
+
+// sendBatch sends body as a batch read as data and run by eval (how it is called); after follows
+// the eval (" && \builtin :" for a command on the left of &&).
+func (s *Shell) sendBatch(body, eval, after string) {
 	payload := s.batchPrelude() + body + s.batchTail(false)
 	// read -N counts characters: in bytes under LC_ALL=C, which only text that is not ASCII
 	// needs (restoring a LC_ALL that names no installed locale leaves bash in C, not in the
@@ -340,7 +348,7 @@ func (s *Shell) Flush() {
 		lc = "LC_ALL=C "
 	}
 	s.write("__spear_s=$?; " + lc + bi + "read -r -N " + strconv.Itoa(len(payload)) +
-		" __spear_b; { " + s.groupHead + bi + "eval \"$__spear_b\"" + s.groupTail + payload)
+		" __spear_b; { " + s.groupHead + eval + " \"$__spear_b\"" + after + s.groupTail + payload)
 }
 
 // SetStatus makes $? equal code before the next forwarded command, as if the answer had been a

@@ -21,6 +21,19 @@ import "strings"
 // was named. The builtins run as `\builtin shopt`: a function named shopt is not run; a
 // function named builtin is handed `shopt -u expand_aliases` as it is handed the plumbing's
 // other commands (docs/shell.md).
+//
+// An envelope's command goes as such a batch too, run by `\command eval` on the left of &&
+// (session_envelope.go), and a terminal's prompt line gives the session's setting back for the
+// expansion of the prompt only, whose command substitutions are parsed then (terminal.go).
+//
+// Left with one setting: units sent as script text (under xtrace or verbose, after a unit that
+// duplicated stdin, text holding a NUL) run in a group, `{ HEAD; UNIT\n} REDIRECTIONS`, which
+// bash reads whole before it runs any of it, so the group's `{` and the unit's lines are read
+// with the same setting. Flush gives the session's setting back before the group (the unit's
+// aliases are expanded as in bash -s; an alias named `{` breaks the group). Reading the unit
+// later, at run time, takes eval or `.`, and both trace with `++` and keep verbose from showing
+// the unit (and eval crashes bash 5.2.15 on a duplicated stdin: dupstdin.go); running it outside a group would take an exec that gives the unit its stdin, and
+// bash -s reads its script from its stdin (`exec 0</dev/null` ends the script there).
 
 // aliasesKeep notes the session's setting and turns expansion off; it never fails (set -e).
 const aliasesKeep = "__spear_e=${BASHOPTS/*expand_aliases*/1}; " + bi + "shopt -u expand_aliases " + noStderr +

@@ -3,6 +3,7 @@ package realshell
 import (
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -81,4 +82,53 @@ func startBashS(t *testing.T) (*Shell, *os.File) {
 		t.Fatal(err)
 	}
 	return sh, r
+}
+
+// TestInListAliases: an envelope's command is read with the session's alias setting, and the
+// plumbing around it with expansion off: aliases named `{`, `function`, `if` (words the
+// plumbing's lines start commands with) break nothing, and the command's own alias is expanded.
+// bash -s, given the same lines, is the oracle.
+func TestInListAliases(t *testing.T) {
+	setup := "shopt -s expand_aliases\nalias ll='echo ll' {='echo ALIAS;' function='echo ALIAS;' if='echo ALIAS;'\necho set"
+	units := []string{"ll one\ntrue | false\necho \"s $? ${PIPESTATUS[*]}\"", "ll two; false", "echo \"after $?\"; ll three",
+		"set -e\nfalse\necho \"after false $?\"; ll four"}
+	// Envelopes run the command as `eval 'CMD' && ...`.
+	text := setup + "\n"
+	for _, unit := range units {
+		text += "eval " + shellQuote(unit) + " && :\n"
+	}
+	oracle := exec.Command("/bin/bash", "-s")
+	oracle.Env = []string{"PATH=/usr/bin:/bin"}
+	oracle.Stdin = strings.NewReader(text)
+	want, err := oracle.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, r := startBashS(t)
+	defer r.Close()
+	sh.Forward(setup)
+	for _, unit := range units {
+		sh.ForwardInList(unit)
+		if !sh.Sync() {
+			t.Fatal("the shell ended")
+		}
+	}
+	if code := sh.Close(); code != 0 {
+		t.Fatalf("exit status %d, want 0", code)
+	}
+	out, _ := io.ReadAll(r)
+	if string(out) != string(want) {
+		t.Fatalf("output %q, want bash -s's %q", out, want)
+	}
+}
+
+func TestDefinesCommand(t *testing.T) {
+	for unit, want := range map[string]bool{
+		"command() { :; }": true, "command () { :; }": true, "function command { :; }": true,
+		"f() { :; }; function  command() { :; }": true, "command -v ls": false, "x=command; echo $x": false,
+	} {
+		if got := definesCommand(unit); got != want {
+			t.Errorf("definesCommand(%q) = %v, want %v", unit, got, want)
+		}
+	}
 }

@@ -74,8 +74,15 @@ func (s *Shell) expandPrompt(name string, promptCommand bool) (string, bool) {
 		}
 	}
 	// The reply: PS0's presence ("x1" or "x"), PROMPT_COMMAND's indices, then the prompt.
+	// The prompt's command substitutions are parsed as it is expanded, with the setting in
+	// force then: the session's, given back after this line was read with expansion off and
+	// taken away again before the next line of the plumbing's is read (session_aliases.go).
+	on, off := "", ""
+	if s.aliasesOff {
+		on, off = aliasesBack, "; "+strings.TrimSuffix(aliasesKeep, "; ")
+	}
 	token := newToken()
-	show := "{ " + restore + bi + `printf '%s x%s %s\n%s\0' ` + token + ` "${PS0:+1}" "${!PROMPT_COMMAND[*]}" "${` + name + `@P}" >&` + strconv.Itoa(replyFD) + "; } " + s.stdin
+	show := "{ " + on + restore + bi + `printf '%s x%s %s\n%s\0' ` + token + ` "${PS0:+1}" "${!PROMPT_COMMAND[*]}" "${` + name + `@P}" >&` + strconv.Itoa(replyFD) + off + "; } " + s.stdin
 	if s.tracing {
 		show += " " + noStderr
 	}
