@@ -71,13 +71,14 @@ func (e *turnEnv) schemaProblem(raw json.RawMessage) string {
 }
 
 // declaredNames are the keys of the input schema's top-level "properties".
+// The key is matched exactly, as JSON Schema reads it: decoding into a struct field would also
+// take "Properties" or "propertIes" (encoding/json matches field names without case).
 func declaredNames(input json.RawMessage) map[string]bool {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
+	var top map[string]json.RawMessage
+	var props map[string]json.RawMessage
 	names := map[string]bool{}
-	if json.Unmarshal(input, &s) == nil {
-		for k := range s.Properties {
+	if json.Unmarshal(input, &top) == nil && json.Unmarshal(top["properties"], &props) == nil {
+		for k := range props {
 			names[k] = true
 		}
 	}

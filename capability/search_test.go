@@ -81,6 +81,7 @@ func TestPropertyNames(t *testing.T) {
 		`{"description":"{\"properties\":{\"fake\":1}}","properties":{"real":true}}`,
 		`{"properties":[1,2]}`,
 		`{"a":[{"properties":{"nested":1}}],"properties":{"top":null}}`,
+		`{"Properties":{"a":1},"propertIes":{"b":1}}`, // JSON Schema keys are case-sensitive
 	} {
 		got := propertyNames([]byte(in))
 		want := slices.Sorted(maps.Keys(declaredNames([]byte(in))))
