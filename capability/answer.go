@@ -50,7 +50,8 @@ func (a *answer) errf(code, format string, args ...any) {
 	if a.refusal == nil {
 		a.refusal = &Refusal{code, reason}
 	}
-	a.note("%s: %s", code, reason)
+	a.errb.WriteString(Refusal{code, reason}.Line())
+	a.errb.WriteByte('\n')
 }
 
 // refuse records a refusal and says it; a refusal that cannot be recorded becomes

@@ -154,24 +154,13 @@ func checkPrompts(out *bytes.Buffer, e *turnEnv, dirs []string) bool {
 	if len(dirs) == 0 {
 		return true
 	}
-	ok := true
-	var trusted []string
-	for _, d := range dirs {
-		if err := e.TrustPrograms([]string{d}, nil); err != nil {
-			ok = false
-			fmt.Fprintf(out, "prompts: %s left out: the directory cannot be trusted: %s\n", d, shown(err.Error(), reasonMax))
-			continue
-		}
-		trusted = append(trusted, d)
-	}
-	ps, skipped := LoadPrompts(trusted)
+	ps, skipped := e.trustedPrompts(dirs)
 	fmt.Fprintf(out, "prompts: %d (for the MCP face)\n", len(ps))
 	for _, p := range ps {
 		fmt.Fprintf(out, "  %s: %s\n", p.Name, firstLine(clean(p.Description), indexLineMax))
 	}
 	for _, sk := range skipped {
-		ok = false
-		fmt.Fprintf(out, "  left out: %s (%s)\n", sk.Path, sk.Reason)
+		fmt.Fprintf(out, "  left out: %s (%s)\n", sk.Path, shown(sk.Reason, reasonMax))
 	}
-	return ok
+	return len(skipped) == 0
 }

@@ -2,7 +2,6 @@ package capability
 
 import (
 	"context"
-	"errors"
 	"io"
 	"strings"
 
@@ -24,26 +23,15 @@ func (t *Turn) decide(ctx context.Context, run func(a *answer) string) (*answer,
 	return a, code
 }
 
+// refusalOf is the answer's refusal when it ended in code: its first code line.
 func refusalOf(a *answer, code string) *Refusal {
-	if code == "" {
+	switch {
+	case code == "":
 		return nil
-	}
-	if a.refusal != nil && a.refusal.Code == code {
-		return a.refusal
-	}
-	if a.refusal != nil {
+	case a.refusal != nil:
 		return a.refusal
 	}
 	return &Refusal{Code: code, Reason: code}
-}
-
-// FaceListing is the face's tools/list: a listing recorded via "mcp".
-func (t *Turn) FaceListing(ctx context.Context) (*Listing, *Refusal) {
-	a, code := t.decide(ctx, func(a *answer) string { return t.list(ctx, a, "mcp") })
-	if a.listing != nil {
-		return a.listing, nil
-	}
-	return nil, refusalOf(a, code)
 }
 
 // FaceToolsList is the face's tools/list: a listing recorded via "mcp". A family already
@@ -179,37 +167,17 @@ func Clean(s string) string { return clean(s) }
 // Shown cleans s and bounds it to max bytes, saying what was cut.
 func Shown(s string, max int) string { return shown(s, max) }
 
-// FirstLine is the first line of a description, bounded as the index bounds it.
-func FirstLine(s string) string {
-	line, cut := firstLineCut(clean(s), indexLineMax)
-	if cut {
-		line += "…"
-	}
-	return line
-}
+// FirstLine is the first line of a description, cleaned and bounded as the index bounds it.
+func FirstLine(s string) string { return firstLine(clean(s), indexLineMax) }
 
-// Frame wraps a result as the shell frames it (markers with a per-answer token and the audit id).
-func Frame(capID, auditID, body string) string { return frame(capID, auditID, body) }
-
-// PromptDirs are the configuration's prompt directories (SPEC 2.3), as this turn loaded it.
-func (t *Turn) PromptDirs() []string {
+// Prompts are the operator's prompts (SPEC 2.3, 13) of the configuration as this turn loaded
+// it, and the directories and files left out, each with why.
+func (t *Turn) Prompts() ([]Prompt, []SkippedPrompt) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.load()
 	if t.env == nil || t.env.Registry == nil {
-		return nil
+		return nil, nil
 	}
-	return t.env.Registry.PromptDirs
-}
-
-// TrustPath says why path (a prompt directory or file) cannot be trusted: it, or a symlink on
-// its way, lies in a directory the agent can write (SPEC 9).
-func (t *Turn) TrustPath(path string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.load()
-	if t.env == nil {
-		return errors.New("the turn cannot be loaded")
-	}
-	return t.env.TrustPrograms([]string{path}, nil)
+	return t.env.trustedPrompts(t.env.Registry.PromptDirs)
 }

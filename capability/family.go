@@ -318,6 +318,28 @@ type startResult struct {
 	began   time.Time
 }
 
+// leftTheTurn reports whether p is out of the turn: said so in this process, or recorded in
+// the turn's state since another process (or another turn of the MCP face's pool) saw it fail,
+// in which case a copy of it this process still runs is stopped.
+func (e *turnEnv) leftTheTurn(p *prov) bool {
+	if p.down != "" {
+		return true
+	}
+	reason, ok, err := e.State.Read(providers.DownFact(p.cfg.ID))
+	if err != nil || !ok {
+		return false
+	}
+	if p.client != nil {
+		e.closeLater(p.client)
+		p.client = nil
+	}
+	p.down = shown(string(reason), reasonMax)
+	if p.down == "" {
+		p.down = "it failed earlier in this turn"
+	}
+	return true
+}
+
 // ensure starts (or re-lists) the providers in ids that this answer needs, in parallel, each
 // bounded by its timeout; only is family's. It returns false when ctx ended.
 func (t *Turn) ensure(ctx context.Context, a *answer, ids []string, only map[string][]string) bool {
@@ -325,20 +347,7 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string, only map[str
 	var todo []*prov
 	for _, id := range ids {
 		p := e.provs[id]
-		if p == nil || p.down != "" {
-			continue
-		}
-		// Out of the turn since another process (or another turn of the MCP face's pool) saw
-		// it fail: out here too, even if this process's own copy of it still runs.
-		if reason, ok, err := e.State.Read(providers.DownFact(id)); err == nil && ok {
-			if p.client != nil {
-				e.closeLater(p.client)
-				p.client = nil
-			}
-			p.down = shown(string(reason), reasonMax)
-			if p.down == "" {
-				p.down = "it failed earlier in this turn"
-			}
+		if p == nil || e.leftTheTurn(p) {
 			continue
 		}
 		// A running provider is listed again only when its listing is stale (relist.go): a

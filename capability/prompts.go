@@ -67,6 +67,31 @@ func LoadPrompts(dirs []string) ([]Prompt, []SkippedPrompt) {
 	return out, skipped
 }
 
+// trustedPrompts loads the prompts of dirs, leaving out a directory or a file that cannot be
+// trusted: it, or a symlink on its way, lies where the agent can write (SPEC 9).
+func (e *turnEnv) trustedPrompts(dirs []string) ([]Prompt, []SkippedPrompt) {
+	var trusted []string
+	var skipped []SkippedPrompt
+	for _, d := range dirs {
+		if err := e.TrustPrograms([]string{d}, nil); err != nil {
+			skipped = append(skipped, SkippedPrompt{d, "the directory cannot be trusted: " + err.Error()})
+			continue
+		}
+		trusted = append(trusted, d)
+	}
+	all, more := LoadPrompts(trusted)
+	skipped = append(skipped, more...)
+	var ps []Prompt
+	for _, p := range all {
+		if err := e.TrustPrograms([]string{p.Path}, nil); err != nil {
+			skipped = append(skipped, SkippedPrompt{p.Path, "the file cannot be trusted: " + err.Error()})
+			continue
+		}
+		ps = append(ps, p)
+	}
+	return ps, skipped
+}
+
 func readPrompt(path string) (Prompt, error) {
 	p := Prompt{Name: strings.TrimSuffix(filepath.Base(path), ".md"), Path: path}
 	if !promptName.MatchString(p.Name) {

@@ -208,15 +208,7 @@ func (t *Turn) search(ctx context.Context, a *answer, words []string, limit int,
 		if p == nil {
 			continue
 		}
-		if p.down == "" && p.client == nil {
-			if reason, ok, err := e.State.Read(providers.DownFact(id)); err == nil && ok {
-				p.down = shown(string(reason), reasonMax)
-				if p.down == "" {
-					p.down = "it failed earlier in this turn"
-				}
-			}
-		}
-		if p.down == "" {
+		if !e.leftTheTurn(p) {
 			showing[k] = p
 		}
 	}

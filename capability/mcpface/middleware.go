@@ -2,7 +2,6 @@ package mcpface
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -146,33 +145,13 @@ func (f *Face) addDirect(name string, e capability.Entry) (ok bool) {
 	return true
 }
 
-func decodeBase64(s string) ([]byte, error) {
-	return base64.StdEncoding.DecodeString(s)
-}
-
 // prompts reads the configuration's prompt directories now, each trusted (outside every
 // writable root) before it is read; what is left out is said on stderr and recorded.
 func (f *Face) prompts(ctx context.Context) []capability.Prompt {
 	var out []capability.Prompt
 	_, _ = f.with(ctx, func(g *generation, t *capability.Turn) *mcp.CallToolResult {
-		var dirs []string
 		var skipped []capability.SkippedPrompt
-		for _, d := range t.PromptDirs() {
-			if err := t.TrustPath(d); err != nil {
-				skipped = append(skipped, capability.SkippedPrompt{Path: d, Reason: "the directory cannot be trusted: " + err.Error()})
-				continue
-			}
-			dirs = append(dirs, d)
-		}
-		ps, more := capability.LoadPrompts(dirs)
-		skipped = append(skipped, more...)
-		for _, p := range ps {
-			if err := t.TrustPath(p.Path); err != nil {
-				skipped = append(skipped, capability.SkippedPrompt{Path: p.Path, Reason: "the file cannot be trusted: " + err.Error()})
-				continue
-			}
-			out = append(out, p)
-		}
+		out, skipped = t.Prompts()
 		for _, s := range skipped {
 			fmt.Fprintf(f.opts.Stderr, "spear-mcp: prompt %s left out: %s\n", s.Path, s.Reason)
 			t.FaceSkippedPrompt(s.Path, s.Reason)

@@ -3,6 +3,7 @@ package mcpface
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -454,7 +455,7 @@ func providerItems(t *capability.Turn, o *capability.CallOutcome) []mcp.Content 
 			text(it.Text)
 			continue
 		}
-		data, err := decodeBase64(it.Data)
+		data, err := base64.StdEncoding.DecodeString(it.Data)
 		switch {
 		case err != nil:
 			text(fmt.Sprintf("[%s content that is not base64, not shown]", it.Media))
