@@ -21,12 +21,16 @@ import (
 // The `terminal` transcript command drives a program on a real pseudo-terminal, as tmux and
 // pexpect drive a shell:
 //
-//	terminal [-noecho] [-setsid] DIALOGUE PROGRAM [ARG...]
+//	terminal [-noecho] [-setsid] [-settle] DIALOGUE PROGRAM [ARG...]
 //
 // -noecho turns the terminal's echo off before the program starts (pexpect's echo=False);
 // -setsid starts it in a new session with the terminal as its streams but not as its
 // controlling terminal (OpenHands' subprocess backend); otherwise the terminal is its
-// controlling terminal, as under tmux. DIALOGUE is a file of steps, one a line:
+// controlling terminal, as under tmux. -settle waits, before each Ctrl-C or Ctrl-Z, until
+// every thread of the program sleeps: bash 5.2's readline takes a SIGINT that comes between
+// its redisplay and its next read only with the next key (it echoes ^C, then waits in poll
+// without a prompt), which a loaded machine hits now and then, so bash as the oracle is
+// run with -settle; spear-shell never is, since a key may come at any moment. DIALOGUE is a file of steps, one a line:
 //
 //	send "TEXT"       type TEXT (a Go string literal)
 //	expect "REGEXP"   wait until the output after the last match matches
@@ -52,23 +56,26 @@ func runTerminal(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("terminal: no negation")
 	}
-	noecho, setsid := false, false
+	noecho, setsid, settle := false, false, false
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-noecho":
 			noecho = true
 		case "-setsid":
 			setsid = true
+		case "-settle":
+			settle = true
 		default:
 			ts.Fatalf("terminal: unknown option %s", args[0])
 		}
 		args = args[1:]
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: terminal [-noecho] [-setsid] DIALOGUE PROGRAM [ARG...]")
+		ts.Fatalf("usage: terminal [-noecho] [-setsid] [-settle] DIALOGUE PROGRAM [ARG...]")
 	}
 	steps := strings.Split(ts.ReadFile(args[0]), "\n")
 	t := startTerm(ts, args[1:], noecho, setsid)
+	t.settle = settle
 	defer func() {
 		ts.Stdout().Write([]byte(strings.ReplaceAll(t.output(), "\r", "")))
 	}()
@@ -77,8 +84,9 @@ func runTerminal(ts *testscript.TestScript, neg bool, args []string) {
 			continue
 		}
 		if err := t.step(step); err != nil {
+			procs := t.processes()
 			t.stop()
-			ts.Fatalf("terminal: %s:%d: %s: %v\noutput so far:\n%s\nafter the last match: %q\nall: %q", args[0], i+1, step, err, t.output(), t.output()[t.mark:], t.output())
+			ts.Fatalf("terminal: %s:%d: %s: %v\noutput so far:\n%s\nafter the last match: %q\nall: %q\nthe program's processes then:\n%s", args[0], i+1, step, err, t.output(), t.output()[t.mark:], t.output(), procs)
 		}
 	}
 	t.stop()
@@ -92,6 +100,7 @@ type term struct {
 	more   chan struct{} // signalled when output arrives
 	mark   int           // where the next expect starts
 	done   chan struct{}
+	settle bool // wait for the program to sleep before Ctrl-C and Ctrl-Z
 }
 
 func startTerm(ts *testscript.TestScript, argv []string, noecho, setsid bool) *term {
@@ -166,6 +175,11 @@ func (t *term) step(step string) error {
 		_, err = t.master.Write([]byte(s))
 		return err
 	case "intr", "eof", "susp":
+		if t.settle && verb != "eof" {
+			if err := t.waitAsleep(); err != nil {
+				return err
+			}
+		}
 		_, err := t.master.Write([]byte{map[string]byte{"intr": 3, "eof": 4, "susp": 26}[verb]})
 		return err
 	case "expect":
@@ -211,6 +225,75 @@ func (t *term) step(step string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown step")
+}
+
+// processes describes the program and every process below it, a line each: pid, parent,
+// process group, state, where in the kernel it waits, and its command line.
+func (t *term) processes() string {
+	type proc struct{ pid, ppid, pgrp, line string }
+	var all []proc
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		i := bytes.LastIndexByte(stat, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:])) // state, ppid, pgrp, ...
+		if len(f) < 3 {
+			continue
+		}
+		wchan, _ := os.ReadFile("/proc/" + d.Name() + "/wchan")
+		cmdline, _ := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		line := fmt.Sprintf("%s ppid=%s pgrp=%s %s %s %q", d.Name(), f[1], f[2], f[0], wchan, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+		all = append(all, proc{d.Name(), f[1], f[2], line})
+	}
+	var b strings.Builder
+	var walk func(pid string)
+	walk = func(pid string) {
+		for _, p := range all {
+			if p.pid == pid {
+				b.WriteString(p.line + "\n")
+			}
+		}
+		for _, p := range all {
+			if p.ppid == pid {
+				walk(p.pid)
+			}
+		}
+	}
+	walk(strconv.Itoa(t.cmd.Process.Pid))
+	return b.String()
+}
+
+// waitAsleep waits until every thread of the program is asleep (state S in /proc), that is
+// waiting in a system call such as its read of the terminal.
+func (t *term) waitAsleep() error {
+	deadline := time.Now().Add(termWait)
+	dir := fmt.Sprintf("/proc/%d/task", t.cmd.Process.Pid)
+	for {
+		tasks, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		asleep := len(tasks) > 0
+		for _, task := range tasks {
+			stat, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
+			// The state follows the command name, which ends at the last ')'.
+			i := bytes.LastIndexByte(stat, ')')
+			if err != nil || i < 0 || i+2 >= len(stat) || stat[i+2] != 'S' {
+				asleep = false
+				break
+			}
+		}
+		if asleep {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the program was not asleep within %v", termWait)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (t *term) expect(re *regexp.Regexp) error {
