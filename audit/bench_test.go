@@ -89,3 +89,16 @@ func BenchmarkRecordFamily(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLogReserving is a call's intent record: Log plus the room kept for its outcome.
+func BenchmarkLogReserving(b *testing.B) {
+	l, err := Open(filepath.Join(b.TempDir(), "audit.jsonl"), "turn-1", "sess-1", NewRedactor(benchSecrets))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := l.LogReserving(benchEvent); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
