@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,55 +94,82 @@ func args(raw json.RawMessage, into map[string]any) error {
 	return nil
 }
 
-// noDuplicateKeys walks raw and refuses an object that repeats a key, as the shell's
-// recognition refuses such arguments.
+// noDuplicateKeys refuses raw unless it is valid JSON in which no object repeats a key, as
+// the shell's recognition refuses such arguments. Keys are compared as JSON reads them ("a"
+// and "\u0061" are one key). Once raw is known to be valid, one pass over its bytes finds the
+// keys: a string right after '{', or after ',' inside an object.
 func noDuplicateKeys(raw json.RawMessage) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	type frame struct {
-		object bool
-		keys   map[string]bool
-		key    bool // the next string token is a key
+	if !json.Valid(raw) {
+		return errors.New("the arguments are not valid JSON")
 	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return errors.New("the arguments are not valid JSON")
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{':
-				stack = append(stack, &frame{object: true, keys: map[string]bool{}, key: true})
-				continue
-			case '[':
-				stack = append(stack, &frame{})
-				continue
-			default:
-				stack = stack[:len(stack)-1]
-			}
-		case string:
-			if top != nil && top.object && top.key {
-				if top.keys[v] {
-					return fmt.Errorf("key %q is given twice", v)
+	var stack []keySet // one per open object or array (an array's is nil)
+	expectKey := false
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{':
+			stack = append(stack, keySet{object: true})
+			expectKey = true
+		case '[':
+			stack = append(stack, keySet{})
+			expectKey = false
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			expectKey = false
+		case ',':
+			expectKey = stack[len(stack)-1].object
+		case '"':
+			j := i + 1
+			for raw[j] != '"' {
+				if raw[j] == '\\' {
+					j++
 				}
-				top.keys[v] = true
-				top.key = false
-				continue
+				j++
 			}
-		}
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].key = true
+			if expectKey {
+				key := string(raw[i+1 : j])
+				if bytes.IndexByte(raw[i:j], '\\') >= 0 {
+					_ = json.Unmarshal(raw[i:j+1], &key) // valid: checked above
+				}
+				if !stack[len(stack)-1].add(key) {
+					return fmt.Errorf("key %q is given twice", key)
+				}
+				expectKey = false
+			}
+			i = j
 		}
 	}
+	return nil
+}
+
+// keySet is the keys of one object seen so far: a list while short, then a map.
+type keySet struct {
+	object bool
+	list   []string
+	set    map[string]bool
+}
+
+// add adds key and tells whether it was new.
+func (k *keySet) add(key string) bool {
+	if k.set != nil {
+		if k.set[key] {
+			return false
+		}
+		k.set[key] = true
+		return true
+	}
+	for _, seen := range k.list {
+		if seen == key {
+			return false
+		}
+	}
+	k.list = append(k.list, key)
+	if len(k.list) > 16 {
+		k.set = make(map[string]bool, 2*len(k.list))
+		for _, seen := range k.list {
+			k.set[seen] = true
+		}
+	}
+	return true
 }
 
 // malformed is the refusal of wrong arguments to the face's own tools, recorded.
