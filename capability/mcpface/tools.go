@@ -53,10 +53,11 @@ func (f *Face) addOwnTools() {
 	}
 }
 
-// toolsChanged tells the client the tool list may have changed (a new turn state): the set is
-// registered again, which sends notifications/tools/list_changed.
+// toolsChanged tells the client the tool list may have changed (a new turn state): one of the
+// face's own tools is registered again, which sends notifications/tools/list_changed (the SDK's
+// AddTool replaces a tool of the same name and always notifies), and is never missing meanwhile,
+// as it would be between a remove and an add.
 func (f *Face) toolsChanged() {
-	f.server.RemoveTools("spear_explain")
 	f.server.AddTool(ownTools[4], f.explainTool)
 }
 
