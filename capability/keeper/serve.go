@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -56,6 +57,10 @@ type placed struct{ first, count int }
 // spear-shell --end-turn stops it; then it stops every provider and exits. It returns the exit
 // status.
 func Serve(s providers.Settings) int {
+	// One P: the keeper only passes requests on and waits, and each goroutine handoff of a call
+	// (the connection's reader, the call, the provider's reader) would otherwise wake another
+	// thread on the other CPU, which costs more than the handoff (docs/bench.md, face-invoke).
+	runtime.GOMAXPROCS(1)
 	closeInherited()
 	f := os.NewFile(listenFd, "keeper socket")
 	fl, err := net.FileListener(f)
