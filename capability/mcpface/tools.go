@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -86,8 +87,7 @@ func args(raw json.RawMessage, into map[string]any) error {
 			}
 			*d = v
 		default:
-			dec := json.NewDecoder(bytes.NewReader(v))
-			if err := dec.Decode(dst); err != nil {
+			if err := json.Unmarshal(v, dst); err != nil {
 				return fmt.Errorf("argument %q has the wrong type", k)
 			}
 		}
@@ -96,14 +96,15 @@ func args(raw json.RawMessage, into map[string]any) error {
 }
 
 // noDuplicateKeys refuses raw unless it is valid JSON in which no object repeats a key, as
-// the shell's recognition refuses such arguments. Keys are compared as JSON reads them ("a"
-// and "\u0061" are one key). Once raw is known to be valid, one pass over its bytes finds the
-// keys: a string right after '{', or after ',' inside an object.
+// the shell's recognition refuses such arguments. Keys are compared as JSON reads them: "a" and
+// "\u0061" are one key, and so are two bytes that are not UTF-8 (each is read as U+FFFD). Once
+// raw is known to be valid, one pass over its bytes finds the keys: a string right after '{',
+// or after ',' inside an object.
 func noDuplicateKeys(raw json.RawMessage) error {
 	if !json.Valid(raw) {
 		return errors.New("the arguments are not valid JSON")
 	}
-	var stack []keySet // one per open object or array (an array's is nil)
+	stack := make([]keySet, 0, 8) // one per open object or array (an array's holds no keys)
 	expectKey := false
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
@@ -127,9 +128,11 @@ func noDuplicateKeys(raw json.RawMessage) error {
 				j++
 			}
 			if expectKey {
-				key := string(raw[i+1 : j])
-				if bytes.IndexByte(raw[i:j], '\\') >= 0 {
-					_ = json.Unmarshal(raw[i:j+1], &key) // valid: checked above
+				key := raw[i+1 : j]
+				if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) { // as JSON reads it (U+FFFD)
+					var k string
+					_ = json.Unmarshal(raw[i:j+1], &k) // valid: checked above
+					key = []byte(k)
 				}
 				if !stack[len(stack)-1].add(key) {
 					return fmt.Errorf("key %q is given twice", key)
@@ -145,21 +148,21 @@ func noDuplicateKeys(raw json.RawMessage) error {
 // keySet is the keys of one object seen so far: a list while short, then a map.
 type keySet struct {
 	object bool
-	list   []string
+	list   [][]byte
 	set    map[string]bool
 }
 
 // add adds key and tells whether it was new.
-func (k *keySet) add(key string) bool {
+func (k *keySet) add(key []byte) bool {
 	if k.set != nil {
-		if k.set[key] {
+		if k.set[string(key)] {
 			return false
 		}
-		k.set[key] = true
+		k.set[string(key)] = true
 		return true
 	}
 	for _, seen := range k.list {
-		if seen == key {
+		if bytes.Equal(seen, key) {
 			return false
 		}
 	}
@@ -167,7 +170,7 @@ func (k *keySet) add(key string) bool {
 	if len(k.list) > 16 {
 		k.set = make(map[string]bool, 2*len(k.list))
 		for _, seen := range k.list {
-			k.set[seen] = true
+			k.set[string(seen)] = true
 		}
 	}
 	return true
