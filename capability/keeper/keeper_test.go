@@ -156,12 +156,7 @@ func TestKeeperServesTheTurnsProcesses(t *testing.T) {
 	}
 	c.Close()
 
-	if code := EndTurn(s, io.Discard); code != 0 {
-		t.Fatalf("EndTurn: %d", code)
-	}
-	if code := <-served; code != 0 {
-		t.Fatalf("serve: %d", code)
-	}
+	endTurn(t, s, served)
 	if _, err := os.Lstat(socketPath(state)); err == nil {
 		t.Errorf("the socket outlived the keeper")
 	}
@@ -287,12 +282,7 @@ func TestKeeperToolsReportsTheListingAsListed(t *testing.T) {
 		t.Errorf("after the change the listing hash is %s (before %s)", changed.Hash, listing.Hash)
 	}
 	c.Close()
-	if code := EndTurn(s, io.Discard); code != 0 {
-		t.Fatalf("EndTurn: %d", code)
-	}
-	if code := <-served; code != 0 {
-		t.Fatalf("serve: %d", code)
-	}
+	endTurn(t, s, served)
 }
 
 // TestKeeperGuardedCall: a call guarded by a listing is sent while that listing is the
@@ -365,12 +355,7 @@ func TestKeeperGuardedCall(t *testing.T) {
 		t.Errorf("unguarded: moved %+v, %v, sent %v", moved, err, sent("delta"))
 	}
 	c.Close()
-	if code := EndTurn(s, io.Discard); code != 0 {
-		t.Fatalf("EndTurn: %d", code)
-	}
-	if code := <-served; code != 0 {
-		t.Fatalf("serve: %d", code)
-	}
+	endTurn(t, s, served)
 }
 
 // TestKeeperWritesOnlyItsRecords: a keeper that loads its turn before any answer has (it
@@ -400,12 +385,7 @@ func TestKeeperWritesOnlyItsRecords(t *testing.T) {
 	if n := strings.Count(all, "\n"); n != 1 {
 		t.Errorf("the keeper wrote the turn's records:\n%s", all)
 	}
-	if code := EndTurn(s, io.Discard); code != 0 {
-		t.Fatalf("EndTurn: %d", code)
-	}
-	if code := <-served; code != 0 {
-		t.Fatalf("serve: %d", code)
-	}
+	endTurn(t, s, served)
 }
 
 // startKept serves turn s's keeper in this process (its state directory under dir) and
@@ -435,4 +415,15 @@ func startKept(t *testing.T, dir string, s providers.Settings) (*providers.Turn,
 		t.Fatalf("start through the keeper: reached %v, %v", reached, err)
 	}
 	return core, p, c, served
+}
+
+// endTurn ends turn s (--end-turn) and waits for its keeper, served in this process, to exit 0.
+func endTurn(t *testing.T, s providers.Settings, served <-chan int) {
+	t.Helper()
+	if code := EndTurn(s, io.Discard); code != 0 {
+		t.Fatalf("EndTurn: %d", code)
+	}
+	if code := <-served; code != 0 {
+		t.Fatalf("serve: %d", code)
+	}
 }
