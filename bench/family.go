@@ -33,6 +33,19 @@ func (w *world) familyHome(ctx context.Context, name string, n int) (*home, erro
 	return h, h.warm(ctx)
 }
 
+// familyHomes are the two homes a row compares, both warm: the family of 10,000 (name) and the
+// family of 10 (name-10); end ends both turns.
+func (w *world) familyHomes(ctx context.Context, name string) (big, small *home, end func(), err error) {
+	if big, err = w.familyHome(ctx, name, 10000); err != nil {
+		return nil, nil, nil, err
+	}
+	if small, err = w.familyHome(ctx, name+"-10", 10); err != nil {
+		big.endTurn()
+		return nil, nil, nil, err
+	}
+	return big, small, func() { big.endTurn(); small.endTurn() }, nil
+}
+
 // warm answers a listing, a search and a describe of bench/echo in h's current turn, untimed.
 func (h *home) warm(ctx context.Context) error {
 	for _, line := range []string{"spear-capability list", "spear-capability search " + familyQuery,
@@ -145,16 +158,11 @@ func caseAnswers10k(ctx context.Context, w *world) []row {
 		}
 		return rows
 	}
-	big, err := w.familyHome(ctx, "answers-10k", 10000)
+	big, small, end, err := w.familyHomes(ctx, "answers")
 	if err != nil {
 		return fail(err)
 	}
-	defer big.endTurn()
-	small, err := w.familyHome(ctx, "answers-10", 10)
-	if err != nil {
-		return fail(err)
-	}
-	defer small.endTurn()
+	defer end()
 	var rows []row
 	for _, v := range verbs {
 		got, err := alternate(ctx, w.runs(21),
@@ -218,16 +226,11 @@ func caseFaceSearch(ctx context.Context, w *world) []row {
 		smallName    = "that spear_search vs spear_invoke of echo in a family of 10 (another warm spear-mcp session)"
 	)
 	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
-	h, err := w.familyHome(ctx, "face-search", 10000)
+	h, small, end, err := w.familyHomes(ctx, "face-search")
 	if err != nil {
 		return fail(err)
 	}
-	defer h.endTurn()
-	small, err := w.familyHome(ctx, "face-search-10", 10)
-	if err != nil {
-		return fail(err)
-	}
-	defer small.endTurn()
+	defer end()
 	describe := map[string]any{"Tool": "spear_describe", "Args": map[string]any{"ids": []string{"bench/echo"}}, "Want": "bench/echo"}
 	smallEcho := echoCall("found")
 	smallEcho["Server"] = 1
@@ -264,16 +267,11 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 		return []row{failed(name, target, err), failed(smallName, "reported", err), failed(floorName, target, err),
 			failed(floorFwdName, "reported", err), failed(relayName, "reported", err), failed(auditName, "reported", err)}
 	}
-	h, err := w.familyHome(ctx, "face-invoke", 10000)
+	h, small, end, err := w.familyHomes(ctx, "face-invoke")
 	if err != nil {
 		return fail(err)
 	}
-	defer h.endTurn()
-	small, err := w.familyHome(ctx, "face-invoke-10", 10)
-	if err != nil {
-		return fail(err)
-	}
-	defer small.endTurn()
+	defer end()
 	// The forwarding server (the SPEC's reference) and, with its flags, the floor of the work the
 	// contract adds to it (docs/bench.md): the provider held by a separate process reached over a
 	// unix socket (bench/relay, the keeper's hop) and two audit records per call.
@@ -326,16 +324,11 @@ func caseFaceStart(ctx context.Context, w *world) []row {
 		smallName    = "the same in a family of 10 (also an index: the five tools) vs that server"
 	)
 	fail := func(err error) []row { return []row{failed(name, target, err), failed(smallName, "reported", err)} }
-	h, err := w.familyHome(ctx, "face-start", 10000)
+	h, small, end, err := w.familyHomes(ctx, "face-start")
 	if err != nil {
 		return fail(err)
 	}
-	defer h.endTurn()
-	small, err := w.familyHome(ctx, "face-start-10", 10)
-	if err != nil {
-		return fail(err)
-	}
-	defer small.endTurn()
+	defer end()
 	tools := filepath.Join(w.root, "face-tools.json")
 	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
 		"Servers":   [][]string{{w.face}, {w.tool("listserver"), "-tools", tools}, {w.face}},
