@@ -70,32 +70,10 @@ func runMatch(m *envelope.Match, a interp.Analysis, sh *realshell.Shell, h Handl
 			if a.Verdict != interp.Answer {
 				segs = []interp.Segment{{Forward: m.Command}}
 			}
-			if !runCommand(segs, sh, h, inList) {
+			if !runSegments(segs, sh, h, inList) {
 				return false
 			}
 		}
 	}
 	return !sh.Ended()
-}
-
-// runCommand is runSegments for the envelope's command; inList: it is on the left of && or ||,
-// where set -e does not act, so forwarded parts and answers' statuses are sent as bash runs
-// commands there.
-func runCommand(segs []interp.Segment, sh *realshell.Shell, h Handlers, inList bool) bool {
-	if !inList {
-		return runSegments(segs, sh, h)
-	}
-	for _, seg := range segs {
-		if seg.Invocation == nil {
-			if hasCommands(seg.Forward) {
-				sh.ForwardInList(seg.Forward)
-			}
-			continue
-		}
-		if !sh.Sync() {
-			return false
-		}
-		sh.SetStatusInList(h.Answer(seg.Invocation))
-	}
-	return true
 }

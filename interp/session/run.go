@@ -30,23 +30,29 @@ type Handlers struct {
 // segments go to sh in order, each answer waits until what came before it has run. It returns the
 // exit status of the whole string.
 func RunSegments(a interp.Analysis, sh *realshell.Shell, h Handlers) int {
-	runSegments(a.Segments, sh, h)
+	runSegments(a.Segments, sh, h, false)
 	return sh.Close()
 }
 
-// runSegments reports false once the shell has ended.
-func runSegments(segs []interp.Segment, sh *realshell.Shell, h Handlers) bool {
+// runSegments reports false once the shell has ended. inList: the segments are a command on the
+// left of && or || (an envelope's), where set -e does not act, so forwarded parts and answers'
+// statuses are sent as bash runs commands there.
+func runSegments(segs []interp.Segment, sh *realshell.Shell, h Handlers, inList bool) bool {
+	forward, setStatus := sh.Forward, sh.SetStatus
+	if inList {
+		forward, setStatus = sh.ForwardInList, sh.SetStatusInList
+	}
 	for _, seg := range segs {
 		if seg.Invocation == nil {
 			if hasCommands(seg.Forward) {
-				sh.Forward(seg.Forward)
+				forward(seg.Forward)
 			}
 			continue
 		}
 		if !sh.Sync() {
 			return false
 		}
-		sh.SetStatus(h.Answer(seg.Invocation))
+		setStatus(h.Answer(seg.Invocation))
 	}
 	return true
 }
@@ -110,7 +116,7 @@ func runUnit(unit string, sh *realshell.Shell, h Handlers) bool {
 		}
 		sh.SetStatus(h.Refuse(a.Code, a.Reason))
 	case interp.Answer:
-		return runSegments(a.Segments, sh, h)
+		return runSegments(a.Segments, sh, h, false)
 	}
 	return true
 }
