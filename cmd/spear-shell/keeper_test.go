@@ -144,13 +144,11 @@ func cmdKillKeeper(ts *testscript.TestScript, neg bool, args []string) {
 // (keeper_unavailable then saw a keeper that went away, not a stale socket, 1 in 20 under load).
 func exited(pid int) bool {
 	proc := "/proc/" + strconv.Itoa(pid)
-	stat, err := os.ReadFile(proc + "/stat")
-	if err != nil {
+	f := procStat(proc + "/stat")
+	if f == nil {
 		return true
 	}
-	// pid (comm) state ...: comm may hold spaces and parentheses, the state follows the last ')'.
-	_, rest, _ := bytes.Cut(stat[bytes.LastIndexByte(stat, ')')+1:], []byte(" "))
-	if len(rest) == 0 || rest[0] != 'Z' && rest[0] != 'X' {
+	if len(f) == 0 || f[0] != "Z" && f[0] != "X" {
 		return false
 	}
 	tasks, err := os.ReadDir(proc + "/task")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -197,16 +198,10 @@ func (t *term) step(step string) error {
 		}
 		return pty.Setsize(t.master, &pty.Winsize{Rows: rows, Cols: cols})
 	case "file":
-		deadline := time.Now().Add(termWait)
-		for {
-			if _, err := os.Stat(filepath.Join(t.cmd.Dir, arg)); err == nil {
-				return nil
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("no %s after %v", arg, termWait)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !poll(func() bool { _, err := os.Stat(filepath.Join(t.cmd.Dir, arg)); return err == nil }) {
+			return fmt.Errorf("no %s after a minute", arg)
 		}
+		return nil
 	case "exit":
 		want, err := strconv.Atoi(arg)
 		if err != nil {
@@ -234,12 +229,7 @@ func (t *term) processes() string {
 	var all []proc
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
-		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
-		i := bytes.LastIndexByte(stat, ')')
-		if err != nil || i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:])) // state, ppid, pgrp, ...
+		f := procStat("/proc/" + d.Name() + "/stat") // state, ppid, pgrp, ...
 		if len(f) < 3 {
 			continue
 		}
@@ -269,31 +259,36 @@ func (t *term) processes() string {
 // waitAsleep waits until every thread of the program is asleep (state S in /proc), that is
 // waiting in a system call such as its read of the terminal.
 func (t *term) waitAsleep() error {
-	deadline := time.Now().Add(termWait)
 	dir := fmt.Sprintf("/proc/%d/task", t.cmd.Process.Pid)
-	for {
-		tasks, err := os.ReadDir(dir)
-		if err != nil {
-			return err
+	var err error
+	asleep := func() bool {
+		var tasks []os.DirEntry
+		if tasks, err = os.ReadDir(dir); err != nil {
+			return true // the program is gone: said at once
 		}
-		asleep := len(tasks) > 0
 		for _, task := range tasks {
-			stat, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
-			// The state follows the command name, which ends at the last ')'.
-			i := bytes.LastIndexByte(stat, ')')
-			if err != nil || i < 0 || i+2 >= len(stat) || stat[i+2] != 'S' {
-				asleep = false
-				break
+			if f := procStat(filepath.Join(dir, task.Name(), "stat")); len(f) == 0 || f[0] != "S" {
+				return false
 			}
 		}
-		if asleep {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the program was not asleep within %v", termWait)
-		}
-		time.Sleep(time.Millisecond)
+		return len(tasks) > 0
 	}
+	if !poll(asleep) {
+		return errors.New("the program was not asleep within a minute")
+	}
+	return err
+}
+
+// procStat is the fields of a /proc stat file after the command name: state, parent, process
+// group and the rest. The name may hold spaces and parentheses, so they start after its last ')'.
+// nil when the file cannot be read.
+func procStat(path string) []string {
+	stat, err := os.ReadFile(path)
+	i := bytes.LastIndexByte(stat, ')')
+	if err != nil || i < 0 {
+		return nil
+	}
+	return strings.Fields(string(stat[i+1:]))
 }
 
 func (t *term) expect(re *regexp.Regexp) error {
