@@ -172,41 +172,75 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 
 // DecodeResult reads a tools/call result object as CallTool does: a process that is handed a
 // result another client received (the turn's keeper) judges it the same way.
-func DecodeResult(raw json.RawMessage) (*CallResult, error) { return decodeResult(raw) }
+func DecodeResult(raw json.RawMessage) (*CallResult, error) {
+	if !json.Valid(raw) {
+		return nil, fmt.Errorf("not JSON: %s", snippet(raw))
+	}
+	return decodeResult(raw)
+}
 
+// decodeResult reads a result that is valid JSON (dispatch validated its message) in one walk,
+// as decodePage reads a page: keys matched exactly after unescaping, the last of a repeated key
+// winning, values kept as the bytes the server sent.
 func decodeResult(raw json.RawMessage) (*CallResult, error) {
-	m, err := object(raw)
+	var isError, content json.RawMessage
+	res := &CallResult{Raw: raw}
+	_, err := members(raw, skipSpace(raw, 0), func(key, val []byte) {
+		switch string(key) {
+		case "structuredContent":
+			res.StructuredContent = val
+		case "_meta":
+			res.Meta = val
+		case "isError":
+			isError = val
+		case "content":
+			content = val
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON object: %s", snippet(raw))
+	}
+	res.StructuredContent, res.Meta = nonNull(res.StructuredContent), nonNull(res.Meta)
+	switch v := nonNull(isError); {
+	case v == nil:
+	case string(v) == "true":
+		res.IsError = true
+	case string(v) != "false":
+		return nil, fmt.Errorf("isError is not a boolean: %s", snippet(v))
+	}
+	v := nonNull(content)
+	if v == nil {
+		return res, nil
+	}
+	if v[0] != '[' {
+		return nil, fmt.Errorf("content is not an array: %s", snippet(v))
+	}
+	res.Content = []Content{}
+	err = elements(v, func(i int) (int, error) {
+		item := Content{}
+		end, err := members(v, i, func(key, val []byte) {
+			switch string(key) {
+			case "type":
+				item.Type = stringValue(val)
+			case "text":
+				item.Text = stringValue(val)
+			case "mimeType":
+				item.MimeType = stringValue(val)
+			}
+		})
+		if err != nil {
+			e, serr := skipValue(v, i)
+			if serr != nil {
+				e = len(v)
+			}
+			return 0, fmt.Errorf("content item %d: not a JSON object: %s", len(res.Content), snippet(v[i:e]))
+		}
+		item.Raw = v[i:end]
+		res.Content = append(res.Content, item)
+		return end, nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	res := &CallResult{
-		StructuredContent: nonNull(m["structuredContent"]),
-		Meta:              nonNull(m["_meta"]),
-		Raw:               raw,
-	}
-	if v := nonNull(m["isError"]); v != nil {
-		if err := json.Unmarshal(v, &res.IsError); err != nil {
-			return nil, fmt.Errorf("isError is not a boolean: %s", snippet(v))
-		}
-	}
-	if v := nonNull(m["content"]); v != nil {
-		var items []json.RawMessage
-		if err := json.Unmarshal(v, &items); err != nil {
-			return nil, fmt.Errorf("content is not an array: %s", snippet(v))
-		}
-		res.Content = make([]Content, 0, len(items))
-		for i, item := range items {
-			im, err := object(item)
-			if err != nil {
-				return nil, fmt.Errorf("content item %d: %w", i, err)
-			}
-			res.Content = append(res.Content, Content{
-				Type:     stringField(im, "type"),
-				Text:     stringField(im, "text"),
-				MimeType: stringField(im, "mimeType"),
-				Raw:      item,
-			})
-		}
 	}
 	return res, nil
 }
@@ -218,15 +252,6 @@ func object(raw json.RawMessage) (map[string]json.RawMessage, error) {
 		return nil, fmt.Errorf("not a JSON object: %s", snippet(raw))
 	}
 	return m, nil
-}
-
-// stringField returns m[key] when it is a string, else "": the caller judges the rest.
-func stringField(m map[string]json.RawMessage, key string) string {
-	var s string
-	if v, ok := m[key]; ok && len(v) > 0 && v[0] == '"' {
-		_ = json.Unmarshal(v, &s)
-	}
-	return s
 }
 
 func nonNull(v json.RawMessage) json.RawMessage {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
@@ -52,9 +53,10 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	reqs := make(chan request)
 	quit := make(chan struct{})
 	read := make(chan struct{})
+	var calls inFlight
 	go func() {
 		defer close(read)
-		readRequests(conn, reqs, quit)
+		readRequests(conn, reqs, quit, &calls)
 	}()
 	defer func() {
 		close(quit)
@@ -63,9 +65,9 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	}()
 	w := bufio.NewWriter(conn)
 	answer := func(r response) bool {
-		line, err := json.Marshal(r)
+		line, err := encodeResponse(r)
 		if err == nil {
-			w.Write(append(line, '\n'))
+			w.Write(line)
 			err = w.Flush()
 		}
 		return err == nil
@@ -104,7 +106,7 @@ func (k *server) serveConn(conn *net.UnixConn) {
 		case req.Op == opTools && kp != nil:
 			r = k.tools(id, kp, req.Names)
 		case req.Op == opCall && kp != nil:
-			r = k.call(id, kp, req, reqs)
+			r = k.call(id, kp, req)
 		case req.Op == opStop:
 			// The reply is the connection closing, once the providers are stopped and
 			// keeper_ended recorded; the stopper then waits for the keeper lock (finish).
@@ -119,6 +121,9 @@ func (k *server) serveConn(conn *net.UnixConn) {
 		default:
 			r = response{Err: &wireError{Msg: "unexpected request " + strconv.Quote(req.Op), Keeper: true}}
 		}
+		if req.Op == opCall {
+			calls.end() // before the answer: the client's next request is never taken for a cancel
+		}
 		k.idle()
 		if !answer(r) || r.Err != nil && r.Err.Keeper {
 			return
@@ -126,10 +131,51 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	}
 }
 
+// inFlight is the call a connection has in flight, if any: its reader cancels it. The call
+// runs on the connection's own goroutine, whose stack has grown once, where a goroutine per
+// call would grow a new one each time (docs/bench.md, face-invoke).
+type inFlight struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc // nil: no call in flight
+}
+
+// begin is a call read: from now on, anything the client sends, or its going away, cancels it.
+func (f *inFlight) begin() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	f.mu.Lock()
+	f.cancel = cancel
+	f.mu.Unlock()
+	return ctx
+}
+
+// end is the call answered.
+func (f *inFlight) end() {
+	f.mu.Lock()
+	cancel := f.cancel
+	f.cancel = nil
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// interrupt cancels the call in flight and reports whether there was one.
+func (f *inFlight) interrupt() bool {
+	f.mu.Lock()
+	cancel := f.cancel
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return cancel != nil
+}
+
 // readRequests hands the connection's requests over one by one until it closes, a line is not
-// a request, or quit.
-func readRequests(conn *net.UnixConn, reqs chan<- request, quit <-chan struct{}) {
+// a request, or quit. While a call is in flight, whatever comes (cancel: nothing else may come
+// mid-call), or the connection's end, cancels it (notifications/cancelled) and is not handed on.
+func readRequests(conn *net.UnixConn, reqs chan<- request, quit <-chan struct{}, calls *inFlight) {
 	defer close(reqs)
+	defer calls.interrupt()
 	r := bufio.NewReaderSize(conn, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -139,6 +185,12 @@ func readRequests(conn *net.UnixConn, reqs chan<- request, quit <-chan struct{})
 		var req request
 		if json.Unmarshal(line, &req) != nil {
 			return
+		}
+		if calls.interrupt() {
+			continue
+		}
+		if req.Op == opCall {
+			req.ctx = calls.begin()
 		}
 		select {
 		case reqs <- req:
@@ -271,10 +323,10 @@ func (k *server) relist(id string, kp *kept) response {
 }
 
 // call forwards one tools/call; a cancel from the client, or the client going away, cancels it
-// (notifications/cancelled) and the provider stays. A JSON-RPC error or a result over the
-// limit leaves it too; any other failure is a transport or protocol fault, which leaves the
-// provider out of the turn.
-func (k *server) call(id string, kp *kept, req request, reqs <-chan request) response {
+// (notifications/cancelled, through req.ctx: readRequests) and the provider stays. A JSON-RPC
+// error or a result over the limit leaves it too; any other failure is a transport or protocol
+// fault, which leaves the provider out of the turn.
+func (k *server) call(id string, kp *kept, req request) response {
 	kp.mu.Lock()
 	if req.Listing != "" {
 		// Only on the listing the caller checked (proto.go): refreshed as tools would refresh it.
@@ -293,32 +345,17 @@ func (k *server) call(id string, kp *kept, req request, reqs <-chan request) res
 	if c == nil {
 		return response{Err: &wireError{Msg: mcpstdio.StageCall + ": the provider was stopped", Stage: mcpstdio.StageCall, Is: []string{"closed"}}}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), providers.Timeout(k.cfg(id)))
+	ctx, cancel := context.WithTimeout(req.ctx, providers.Timeout(k.cfg(id)))
 	defer cancel()
-	type outcome struct {
-		res *mcpstdio.CallResult
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := c.CallTool(ctx, req.Name, req.Arguments)
-		done <- outcome{res, err}
-	}()
-	var o outcome
-	select {
-	case o = <-done:
-	case <-reqs: // cancel, or the client went away (closed): nothing else may come mid-call
-		cancel()
-		o = <-done
-	}
+	res, err := c.CallTool(ctx, req.Name, req.Arguments)
 	var rpc *mcpstdio.RPCError
 	var tooLarge *mcpstdio.TooLargeError
 	switch {
-	case o.err == nil:
-		return response{Result: o.res.Raw}
-	case errors.As(o.err, &rpc), errors.As(o.err, &tooLarge),
-		errors.Is(o.err, context.Canceled) && !errors.Is(o.err, mcpstdio.ErrClosed):
-		return response{Err: toWire(o.err, "")}
+	case err == nil:
+		return response{Result: res.Raw}
+	case errors.As(err, &rpc), errors.As(err, &tooLarge),
+		errors.Is(err, context.Canceled) && !errors.Is(err, mcpstdio.ErrClosed):
+		return response{Err: toWire(err, "")}
 	}
 	kp.mu.Lock()
 	mine := kp.client == c
@@ -327,7 +364,7 @@ func (k *server) call(id string, kp *kept, req request, reqs <-chan request) res
 	}
 	kp.mu.Unlock()
 	if !mine {
-		return response{Err: toWire(o.err, c.StderrTail())} // stopped by finish
+		return response{Err: toWire(err, c.StderrTail())} // stopped by finish
 	}
-	return response{Err: toWire(o.err, k.stopFaulty(c))}
+	return response{Err: toWire(err, k.stopFaulty(c))}
 }

@@ -26,6 +26,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"reflect"
 	"syscall"
 
 	"github.com/spear-shell/spear-shell/capability/providers"
@@ -78,6 +79,8 @@ type request struct {
 	// still that one. "" sends it unconditionally.
 	Listing string `json:"listing,omitempty"`
 	Reason  string `json:"reason,omitempty"` // stop
+
+	ctx context.Context // call: cancelled when the client cancels or goes away (readRequests)
 }
 
 type response struct {
@@ -92,6 +95,20 @@ type response struct {
 	Moved bool   `json:"moved,omitempty"`
 	Tail  string `json:"tail,omitempty"` // the provider's stderr tail, after a failure
 }
+
+// encodeResponse is r as one line. A call's result alone, the answer to nearly every call, is
+// written around the provider's bytes as mcpstdio passed them on (one JSON value, valid, on
+// one line), which json.Marshal would scan and compact once more.
+func encodeResponse(r response) ([]byte, error) {
+	if r.Result != nil && reflect.DeepEqual(r, response{Result: r.Result}) {
+		line := make([]byte, 0, len(resultPrefix)+len(r.Result)+2)
+		return append(append(append(line, resultPrefix...), r.Result...), '}', '\n'), nil
+	}
+	line, err := json.Marshal(r)
+	return append(line, '\n'), err
+}
+
+const resultPrefix = `{"result":`
 
 type wireTool struct {
 	Name        string          `json:"name"`

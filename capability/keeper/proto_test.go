@@ -1,6 +1,7 @@
 package keeper
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -94,6 +95,44 @@ func TestKeeperToolsCrossWhole(t *testing.T) {
 		if out[i].Name != in[i].Name || out[i].Description != in[i].Description ||
 			string(out[i].InputSchema) != string(in[i].InputSchema) || string(out[i].OutputSchema) != string(in[i].OutputSchema) {
 			t.Errorf("tool %d: %+v, want %+v", i, out[i], in[i])
+		}
+	}
+}
+
+// Every answer reads back as what it said: a call's result alone, written around the
+// provider's bytes, exactly (those bytes kept as they came, HTML characters and spacing
+// included); any other answer as json.Marshal writes it.
+func TestResponsesReadBackAsSent(t *testing.T) {
+	t.Parallel()
+	raw := json.RawMessage(`{"content":[{"type":"text","text":"<a> & b"}], "isError" :false}`)
+	tests := []response{
+		{Result: raw},
+		{Result: json.RawMessage(`{}`)},
+		{Result: raw, Tail: "last words"},
+		{Moved: true, Defs: []wireDef{{Name: "echo", Count: 1, Tool: &wireTool{Name: "echo"}}}, Hash: "h", AgeMS: 3},
+		{Err: &wireError{Msg: "gone", Is: []string{"closed"}}},
+		{Tools: []wireTool{{Name: "echo", Input: json.RawMessage(`{"type":"object"}`)}}},
+		{},
+	}
+	for _, r := range tests {
+		line, err := encodeResponse(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(line) == 0 || line[len(line)-1] != '\n' || bytes.Count(line, []byte("\n")) != 1 {
+			t.Fatalf("%q is not one line", line)
+		}
+		var got response
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if r.Result != nil && r.Tail == "" && !bytes.Equal(got.Result, r.Result) {
+			t.Errorf("result %s came back as %s", r.Result, got.Result)
+		}
+		want, _ := json.Marshal(r)
+		again, _ := json.Marshal(got)
+		if !bytes.Equal(want, again) {
+			t.Errorf("%s came back as %s", want, again)
 		}
 	}
 }
