@@ -164,10 +164,7 @@ func (kp *keptProvider) receive(ctx context.Context, deadline time.Time) (respon
 	if err != nil {
 		return rep, err
 	}
-	if err := json.Unmarshal(line, &rep); err != nil {
-		return rep, fmt.Errorf("a reply that is not JSON: %w", err)
-	}
-	return rep, nil
+	return decodeResponse(line)
 }
 
 var pastDeadline = time.Unix(1, 0)

@@ -21,9 +21,11 @@ package keeper
 // judge as it judges a whole listing.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -109,6 +111,23 @@ func encodeResponse(r response) ([]byte, error) {
 }
 
 const resultPrefix = `{"result":`
+
+// decodeResponse reads one answer line. A call's result alone (encodeResponse) is taken from
+// between its first key and its closing brace once those bytes are one valid JSON value;
+// anything else is decoded whole.
+func decodeResponse(line []byte) (response, error) {
+	var rep response
+	if r, ok := bytes.CutPrefix(line, []byte(resultPrefix)); ok {
+		if r, ok = bytes.CutSuffix(bytes.TrimRight(r, "\n"), []byte("}")); ok && json.Valid(r) {
+			rep.Result = r
+			return rep, nil
+		}
+	}
+	if err := json.Unmarshal(line, &rep); err != nil {
+		return rep, fmt.Errorf("a reply that is not JSON: %w", err)
+	}
+	return rep, nil
+}
 
 type wireTool struct {
 	Name        string          `json:"name"`

@@ -100,8 +100,9 @@ func TestKeeperToolsCrossWhole(t *testing.T) {
 }
 
 // Every answer reads back as what it said: a call's result alone, written around the
-// provider's bytes, exactly (those bytes kept as they came, HTML characters and spacing
-// included); any other answer as json.Marshal writes it.
+// provider's bytes and read from between them, exactly (those bytes kept as they came, HTML
+// characters and spacing included); any other answer as json.Marshal writes it, a result
+// followed by more members included.
 func TestResponsesReadBackAsSent(t *testing.T) {
 	t.Parallel()
 	raw := json.RawMessage(`{"content":[{"type":"text","text":"<a> & b"}], "isError" :false}`)
@@ -109,6 +110,7 @@ func TestResponsesReadBackAsSent(t *testing.T) {
 		{Result: raw},
 		{Result: json.RawMessage(`{}`)},
 		{Result: raw, Tail: "last words"},
+		{Result: json.RawMessage(`{"a":1}`), Err: &wireError{Msg: "x"}},
 		{Moved: true, Defs: []wireDef{{Name: "echo", Count: 1, Tool: &wireTool{Name: "echo"}}}, Hash: "h", AgeMS: 3},
 		{Err: &wireError{Msg: "gone", Is: []string{"closed"}}},
 		{Tools: []wireTool{{Name: "echo", Input: json.RawMessage(`{"type":"object"}`)}}},
@@ -122,8 +124,8 @@ func TestResponsesReadBackAsSent(t *testing.T) {
 		if len(line) == 0 || line[len(line)-1] != '\n' || bytes.Count(line, []byte("\n")) != 1 {
 			t.Fatalf("%q is not one line", line)
 		}
-		var got response
-		if err := json.Unmarshal(line, &got); err != nil {
+		got, err := decodeResponse(line)
+		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
 		if r.Result != nil && r.Tail == "" && !bytes.Equal(got.Result, r.Result) {
@@ -133,6 +135,30 @@ func TestResponsesReadBackAsSent(t *testing.T) {
 		again, _ := json.Marshal(got)
 		if !bytes.Equal(want, again) {
 			t.Errorf("%s came back as %s", want, again)
+		}
+	}
+}
+
+// A line that starts as a result alone but is not one is read whole, or refused.
+func TestResponsesThatOnlyLookLikeAResult(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]string{
+		`{"result":{"a":1},"tail":"t"}` + "\n": `{"result":{"a":1},"tail":"t"}`,
+		`{"result":{"a":1}}` + "\n":            `{"result":{"a":1}}`,
+		`{"result":{"a":1} }` + "\n":           `{"result":{"a":1}}`,
+		`{"result":{"a":}` + "\n":              "",
+		`{"result":1}}` + "\n":                 "",
+	} {
+		got, err := decodeResponse([]byte(line))
+		if want == "" {
+			if err == nil {
+				t.Errorf("%q was read as %+v", line, got)
+			}
+			continue
+		}
+		b, _ := json.Marshal(got)
+		if err != nil || string(b) != want {
+			t.Errorf("%q read as %s, %v; want %s", line, b, err, want)
 		}
 	}
 }
