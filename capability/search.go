@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/spear-shell/spear-shell/audit"
@@ -242,9 +243,12 @@ func (t *Turn) search(ctx context.Context, a *answer, words []string, limit int,
 			}
 		}
 	}
-	keep := func(doc int) bool { return showing[fi.provider(doc)] != nil }
-	if readOnly {
+	var keep func(doc int) bool // nil: every document is shown
+	switch {
+	case readOnly:
 		keep = func(doc int) bool { _, ok := entry(doc); return ok }
+	case slices.Contains(showing, nil):
+		keep = func(doc int) bool { return showing[fi.provider(doc)] != nil }
 	}
 	query := strings.Join(words, " ")
 	pg, err := fi.ix.Page(query, limit, cursor, fi.salt, keep)

@@ -44,6 +44,7 @@ type Index struct {
 	decoded [][]posting
 	norms   []float64 // per document, BM25's length normalisation, once a query needed it
 	scores  []float64 // a query's scores by document, all zero between queries
+	matched []int32   // the documents a query scored, kept for the next query's
 }
 
 type posting struct {
@@ -156,7 +157,7 @@ type Hit struct {
 // Rank returns every document that holds any word of query, best first, ties by position.
 // A query with no word (only stop words or punctuation) matches nothing.
 func (ix *Index) Rank(query string) []Hit {
-	hits := ix.score(query)
+	hits := ix.score(Words(query))
 	slices.SortFunc(hits, better)
 	return hits
 }
@@ -172,11 +173,10 @@ func better(a, b Hit) int {
 	return int(a.Doc - b.Doc)
 }
 
-// score returns every matching document with its BM25 score, in no particular order.
-func (ix *Index) score(query string) []Hit {
-	words := Words(query)
-	slices.Sort(words)
-	words = slices.Compact(words)
+// score returns every document that holds any of words (a query's, as Words gives them) with
+// its BM25 score, in no particular order.
+func (ix *Index) score(words []string) []Hit {
+	words = slices.Compact(slices.Sorted(slices.Values(words)))
 	if ix.norms == nil {
 		ix.norms = make([]float64, ix.n)
 		for d, l := range ix.lens {
@@ -185,7 +185,7 @@ func (ix *Index) score(query string) []Hit {
 		ix.scores = make([]float64, ix.n)
 	}
 	scores := ix.scores
-	var matched []int32
+	matched := ix.matched[:0]
 	for _, w := range words {
 		t, ok := slices.BinarySearch(ix.terms, w)
 		if !ok {
@@ -207,6 +207,7 @@ func (ix *Index) score(query string) []Hit {
 		hits[i] = Hit{int(d), scores[d]}
 		scores[d] = 0
 	}
+	ix.matched = matched
 	return hits
 }
 

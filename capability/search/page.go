@@ -43,14 +43,15 @@ func (ix *Index) Page(query string, limit int, cursor, salt string, keep func(do
 	if strings.TrimSpace(query) == "" {
 		return Page{}, ErrNoWords
 	}
+	words := Words(query) // once: the ranking and the cursor's check both need them
 	start := 0
 	if cursor != "" {
 		var err error
-		if start, err = parseCursor(cursor, query, salt); err != nil {
+		if start, err = parseCursor(cursor, words, salt); err != nil {
 			return Page{}, err
 		}
 	}
-	hits := ix.score(query)
+	hits := ix.score(words)
 	if keep != nil {
 		hits = slices.DeleteFunc(hits, func(h Hit) bool { return !keep(h.Doc) })
 	}
@@ -62,29 +63,29 @@ func (ix *Index) Page(query string, limit int, cursor, salt string, keep func(do
 	top := best(hits, end)
 	p := Page{Hits: top[start:end], First: start, Matched: matched}
 	if end < matched {
-		p.Next = makeCursor(end, query, salt)
+		p.Next = makeCursor(end, words, salt)
 	}
 	return p, nil
 }
 
 // A cursor is the position of the next hit and a check of the query's words and the family:
 // "20-3f9a1c0b".
-func makeCursor(at int, query, salt string) string {
-	return strconv.Itoa(at) + "-" + cursorCheck(at, query, salt)
+func makeCursor(at int, words []string, salt string) string {
+	return strconv.Itoa(at) + "-" + cursorCheck(at, words, salt)
 }
 
-func parseCursor(c, query, salt string) (int, error) {
+func parseCursor(c string, words []string, salt string) (int, error) {
 	pos, check, ok := strings.Cut(c, "-")
 	at, err := strconv.Atoi(pos)
-	if !ok || err != nil || at <= 0 || strconv.Itoa(at) != pos || check != cursorCheck(at, query, salt) {
+	if !ok || err != nil || at <= 0 || strconv.Itoa(at) != pos || check != cursorCheck(at, words, salt) {
 		return 0, ErrCursor
 	}
 	return at, nil
 }
 
-func cursorCheck(at int, query, salt string) string {
+func cursorCheck(at int, words []string, salt string) string {
 	h := sha256.New()
 	h.Write([]byte(strconv.Itoa(at) + "\x00" + salt + "\x00"))
-	h.Write([]byte(strings.Join(Words(query), " ")))
+	h.Write([]byte(strings.Join(words, " ")))
 	return hex.EncodeToString(h.Sum(nil)[:4])
 }
