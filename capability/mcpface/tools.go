@@ -206,25 +206,39 @@ func (f *Face) searchTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	})
 }
 
+// searchPage is spear_search's structuredContent; its fields in the order of their names, as
+// a map's would be written (structs are written without sorting keys or boxing values).
+type searchPage struct {
+	Admitted   int         `json:"admitted"`
+	Matched    int         `json:"matched"`
+	NextCursor string      `json:"nextCursor,omitempty"`
+	Results    []searchHit `json:"results"`
+}
+
+type searchHit struct {
+	Class       string `json:"class"`
+	Description string `json:"description"`
+	ID          string `json:"id"`
+}
+
 func searchResult(t *capability.Turn, p *capability.SearchPage) *mcp.CallToolResult {
 	var b strings.Builder
-	results := make([]map[string]any, 0, len(p.Entries))
+	results := make([]searchHit, 0, len(p.Entries))
 	if len(p.Entries) == 0 {
 		fmt.Fprintf(&b, "No capability of this turn matches %q.\n", capability.Clean(strings.Join(p.Words, " ")))
 	}
 	for _, e := range p.Entries {
 		line := capability.FirstLine(e.Description)
 		fmt.Fprintf(&b, "%s  %s  %s\n", capability.Clean(e.ID), e.Class, line)
-		results = append(results, map[string]any{"id": capability.Clean(e.ID), "class": e.Class, "description": line})
+		results = append(results, searchHit{ID: capability.Clean(e.ID), Class: e.Class, Description: line})
 	}
 	for _, d := range p.Down {
 		fmt.Fprintf(&b, "Provider %s is unavailable for the rest of this turn: %s.\n", d.Provider, d.Reason)
 	}
 	fmt.Fprintf(&b, "admitted: %d\n", p.Admitted)
-	sc := map[string]any{"results": results, "admitted": p.Admitted, "matched": p.Matched}
+	sc := searchPage{Results: results, Admitted: p.Admitted, Matched: p.Matched, NextCursor: p.Next}
 	if p.Next != "" {
 		fmt.Fprintf(&b, "nextCursor: %s\n", p.Next)
-		sc["nextCursor"] = p.Next
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: t.Redact(b.String())}}, StructuredContent: redactAny(t, sc)}
 }
