@@ -2,6 +2,7 @@ package mcpface
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -117,5 +119,40 @@ func TestFingerprint(t *testing.T) {
 	}
 	if f.fingerprint() == b {
 		t.Error("a file that appeared was not seen")
+	}
+}
+
+// The face writes every message exactly as the SDK's EncodeMessage writes it: a response's
+// result is only spared the copy EncodeMessage would make.
+func TestEncodeMessageAsTheSDKDoes(t *testing.T) {
+	id := func(v any) jsonrpc.ID {
+		id, err := jsonrpc.MakeID(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	result := json.RawMessage(`{"content":[{"type":"text","text":"<a> & \u2028 é \"q\""}],"structuredContent":{"a":[1,2.5,null,true]}}`)
+	msgs := []jsonrpc.Message{
+		&jsonrpc.Response{ID: id(float64(7)), Result: result},
+		&jsonrpc.Response{ID: id("req-<1>&\"x\""), Result: result},
+		&jsonrpc.Response{ID: id("é"), Result: json.RawMessage(`{}`)},
+		&jsonrpc.Response{ID: id(float64(1)), Error: &jsonrpc.Error{Code: -32601, Message: "unknown tool"}},
+		&jsonrpc.Response{ID: id(float64(2)), Result: json.RawMessage("{\n}")},
+		&jsonrpc.Request{Method: "notifications/tools/list_changed"},
+		&jsonrpc.Request{ID: id(float64(3)), Method: "ping", Params: json.RawMessage(`{}`)},
+	}
+	for _, m := range msgs {
+		got, err := encodeMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := jsonrpc.EncodeMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("wrote %s, the SDK %s", got, want)
+		}
 	}
 }

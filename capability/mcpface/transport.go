@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -146,11 +147,39 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write implements mcp.Connection.
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
-	b, err := jsonrpc.EncodeMessage(msg)
+	b, err := encodeMessage(msg)
 	if err != nil {
 		return err
 	}
 	return c.writeLine(b)
+}
+
+// encodeMessage is jsonrpc.EncodeMessage, except that a result is written as the SDK gave it
+// (its encoding/json output: compact, valid, on one line), where EncodeMessage would scan and
+// copy it once more; a search page's result is kilobytes long.
+func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || r.Error != nil || len(r.Result) == 0 || bytes.IndexByte(r.Result, '\n') >= 0 {
+		return jsonrpc.EncodeMessage(msg)
+	}
+	var id []byte
+	switch v := r.ID.Raw().(type) {
+	case int64:
+		id = strconv.AppendInt(nil, v, 10)
+	case string:
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as the SDK writes its messages
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		id = bytes.TrimRight(buf.Bytes(), "\n")
+	default:
+		return jsonrpc.EncodeMessage(msg)
+	}
+	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(r.Result))
+	b = append(append(append(b, `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...)
+	return append(append(b, r.Result...), '}'), nil
 }
 
 // Close implements mcp.Connection.
