@@ -73,48 +73,29 @@ func decodeFamilyIndex(b []byte) (*familyIndex, error) {
 	if !strings.HasPrefix(string(b[:min(len(b), len(familyIndexMagic))]), familyIndexMagic) {
 		return nil, errIndexCorrupt
 	}
-	b = b[len(familyIndexMagic):]
-	bad := false
-	uv := func() uint64 {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
-			bad = true
-			return 0
-		}
-		b = b[k:]
-		return v
-	}
-	take := func(n uint64) []byte {
-		if bad || n > uint64(len(b)) {
-			bad = true
-			return nil
-		}
-		v := b[:n]
-		b = b[n:]
-		return v
-	}
+	r := search.NewReader(b[len(familyIndexMagic):])
 	fi := &familyIndex{}
-	fi.salt = string(take(uv()))
-	np := uv()
-	if bad || np > 1<<16 {
+	fi.salt = string(r.Bytes(r.Uvarint()))
+	np := r.Uvarint()
+	if r.Err() != nil || np > 1<<16 {
 		return nil, errIndexCorrupt
 	}
 	total := uint64(0)
 	for range np {
-		fi.provs = append(fi.provs, string(take(uv())))
-		c := uv()
+		fi.provs = append(fi.provs, string(r.Bytes(r.Uvarint())))
+		c := r.Uvarint()
 		total += c
 		fi.count = append(fi.count, int(min(c, 1<<31)))
 	}
-	n := uv()
-	if bad || n != total || n > uint64(len(b))/6 {
+	n := r.Uvarint()
+	if r.Err() != nil || n != total || n > uint64(len(r.Rest()))/6 {
 		return nil, errIndexCorrupt
 	}
 	fi.n = int(n)
-	fi.prov = take(2 * n)
-	fi.offs = take(4 * (n + 1))
-	fi.text = take(uv())
-	if bad {
+	fi.prov = r.Bytes(2 * n)
+	fi.offs = r.Bytes(4 * (n + 1))
+	fi.text = r.Bytes(r.Uvarint())
+	if r.Err() != nil {
 		return nil, errIndexCorrupt
 	}
 	last := uint32(0)
@@ -125,7 +106,7 @@ func decodeFamilyIndex(b []byte) (*familyIndex, error) {
 		}
 		last = o
 	}
-	ix, err := search.Decode(b)
+	ix, err := search.Decode(r.Rest())
 	if err != nil || ix.Len() != fi.n {
 		return nil, errIndexCorrupt
 	}

@@ -45,19 +45,19 @@ func Decode(b []byte) (*Index, error) {
 	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
 		return nil, ErrCorrupt
 	}
-	r := reader{b: b[len(magic):]}
+	r := Reader{b: b[len(magic):]}
 	ix := &Index{}
-	n := r.uvarint()
+	n := r.Uvarint()
 	if r.err != nil || n > uint64(len(r.b)/4) {
 		return nil, ErrCorrupt
 	}
 	ix.n = int(n)
-	ix.avgLen = math.Float32frombits(r.uint32())
+	ix.avgLen = math.Float32frombits(r.Uint32())
 	ix.lens = make([]float32, ix.n)
 	for i := range ix.lens {
-		ix.lens[i] = math.Float32frombits(r.uint32())
+		ix.lens[i] = math.Float32frombits(r.Uint32())
 	}
-	nt := r.uvarint()
+	nt := r.Uvarint()
 	if r.err != nil || nt > uint64(len(r.b)) {
 		return nil, ErrCorrupt
 	}
@@ -65,10 +65,10 @@ func Decode(b []byte) (*Index, error) {
 	ix.offs = make([]uint32, 0, nt+1)
 	total := uint64(0)
 	for i := range ix.terms {
-		l := r.uvarint()
-		ix.terms[i] = string(r.bytes(l))
+		l := r.Uvarint()
+		ix.terms[i] = string(r.Bytes(l))
 		ix.offs = append(ix.offs, uint32(total))
-		total += r.uvarint()
+		total += r.Uvarint()
 		if r.err != nil || total > math.MaxUint32 || (i > 0 && ix.terms[i] <= ix.terms[i-1]) {
 			return nil, ErrCorrupt
 		}
@@ -84,12 +84,25 @@ func Decode(b []byte) (*Index, error) {
 	return ix, nil
 }
 
-type reader struct {
+// Reader reads an encoding field by field, each read checked against what is left; after the
+// first that fails, every read gives zero and Err says so. The family's index around this one
+// (capability) is read with it too.
+type Reader struct {
 	b   []byte
 	err error
 }
 
-func (r *reader) uvarint() uint64 {
+// NewReader reads b.
+func NewReader(b []byte) *Reader { return &Reader{b: b} }
+
+// Err is ErrCorrupt once a read failed.
+func (r *Reader) Err() error { return r.err }
+
+// Rest is what is left to read.
+func (r *Reader) Rest() []byte { return r.b }
+
+// Uvarint reads a uvarint.
+func (r *Reader) Uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
@@ -102,7 +115,8 @@ func (r *reader) uvarint() uint64 {
 	return v
 }
 
-func (r *reader) uint32() uint32 {
+// Uint32 reads four bytes, little-endian.
+func (r *Reader) Uint32() uint32 {
 	if r.err != nil || len(r.b) < 4 {
 		r.err = ErrCorrupt
 		return 0
@@ -112,7 +126,8 @@ func (r *reader) uint32() uint32 {
 	return v
 }
 
-func (r *reader) bytes(n uint64) []byte {
+// Bytes reads n bytes (not copied).
+func (r *Reader) Bytes(n uint64) []byte {
 	if r.err != nil || n > uint64(len(r.b)) {
 		r.err = ErrCorrupt
 		return nil
