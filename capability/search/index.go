@@ -136,10 +136,11 @@ func (ix *Index) decode(t int) []posting {
 			return out
 		}
 		b = b[n+m:]
-		doc = max(doc, 0) + int64(d)
-		if doc >= int64(ix.n) {
-			return out
+		base := uint64(max(doc, 0)) // below ix.n
+		if d >= uint64(ix.n)-base {
+			return out // past the last document (compared unsigned: a delta of 2^63 or more is too)
 		}
+		doc = int64(base + d)
 		out = append(out, posting{int32(doc), float32(f) / tfScale})
 	}
 	return out
