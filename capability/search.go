@@ -80,15 +80,13 @@ func decodeFamilyIndex(b []byte) (*familyIndex, error) {
 	if r.Err() != nil || np > 1<<16 {
 		return nil, errIndexCorrupt
 	}
-	total := uint64(0)
+	counts := make([]uint64, 0, np) // as written; held to the documents' providers below
 	for range np {
 		fi.provs = append(fi.provs, string(r.Bytes(r.Uvarint())))
-		c := r.Uvarint()
-		total += c
-		fi.count = append(fi.count, int(min(c, 1<<31)))
+		counts = append(counts, r.Uvarint())
 	}
 	n := r.Uvarint()
-	if r.Err() != nil || n != total || n > uint64(len(r.Rest()))/6 {
+	if r.Err() != nil || n > uint64(len(r.Rest()))/6 {
 		return nil, errIndexCorrupt
 	}
 	fi.n = int(n)
@@ -99,12 +97,21 @@ func decodeFamilyIndex(b []byte) (*familyIndex, error) {
 		return nil, errIndexCorrupt
 	}
 	last := uint32(0)
+	fi.count = make([]int, len(fi.provs))
 	for doc := 0; doc <= fi.n; doc++ {
 		o := binary.LittleEndian.Uint32(fi.offs[4*doc:])
 		if o < last || int(o) > len(fi.text) || doc < fi.n && fi.provider(doc) >= len(fi.provs) {
 			return nil, errIndexCorrupt
 		}
+		if doc < fi.n {
+			fi.count[fi.provider(doc)]++
+		}
 		last = o
+	}
+	for k, c := range fi.count {
+		if uint64(c) != counts[k] {
+			return nil, errIndexCorrupt // a provider's count that is not its documents' (admitted would be wrong)
+		}
 	}
 	ix, err := search.Decode(r.Rest())
 	if err != nil || ix.Len() != fi.n {

@@ -51,6 +51,15 @@ func TestFamilyIndexEncoding(t *testing.T) {
 			t.Fatalf("the first %d of %d bytes decoded", i, len(b))
 		}
 	}
+	// Counts that are not the providers' documents (the family's size, admitted, is their
+	// sum), even when they add up to the documents, or wrap around to them.
+	for _, counts := range [][]int{{4, 1}, {2, 2}, {-1, 6}} {
+		bad := *fi
+		bad.count = counts
+		if _, err := decodeFamilyIndex(bad.encode()); err == nil {
+			t.Errorf("counts %v for providers of 3 and 2 documents decoded", counts)
+		}
+	}
 }
 
 func FuzzFamilyIndex(f *testing.F) {
@@ -60,11 +69,16 @@ func FuzzFamilyIndex(f *testing.F) {
 		if err != nil {
 			return
 		}
+		counts := make([]int, len(fi.provs))
 		for doc := range fi.n {
 			fi.idLine(doc)
 			if fi.provider(doc) >= len(fi.provs) {
 				t.Fatalf("doc %d: provider %d of %d", doc, fi.provider(doc), len(fi.provs))
 			}
+			counts[fi.provider(doc)]++
+		}
+		if !slices.Equal(counts, fi.count) {
+			t.Fatalf("counts %v for providers of %v documents", fi.count, counts)
 		}
 		fi.ix.Page("records key", 5, "", fi.salt, nil)
 	})
