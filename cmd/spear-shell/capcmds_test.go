@@ -23,9 +23,10 @@ func init() {
 	})
 }
 
-// expandVars replaces $WORK, $FAKEPROVIDER and $BIN, which txtar files cannot know.
+// expandVars replaces $WORK, $FAKEPROVIDER, $BIN, $NODE and $INTEROP, which txtar files
+// cannot know.
 func expandVars(ts *testscript.TestScript, s string) string {
-	for _, k := range []string{"FAKEPROVIDER", "WORK", "BIN"} {
+	for _, k := range []string{"FAKEPROVIDER", "WORK", "BIN", "NODE", "INTEROP"} {
 		s = strings.ReplaceAll(s, "$"+k, ts.Getenv(k))
 	}
 	return s

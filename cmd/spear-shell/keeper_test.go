@@ -27,7 +27,21 @@ func init() {
 		"stale-socket":   cmdStaleSocket,
 		"audit-same":     cmdAuditSame,
 		"foreign-socket": cmdForeignSocket,
+		"short-runtime":  cmdShortRuntime,
 	})
+}
+
+// short-runtime: sets XDG_RUNTIME_DIR to a new private directory with a short path, removed at
+// the end, so that a default state directory's socket fits a unix socket address (beside a
+// long $WORK it may not: the answer then starts its providers itself, keeper_unavailable).
+func cmdShortRuntime(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: short-runtime")
+	}
+	dir, err := os.MkdirTemp("", "sr-")
+	ts.Check(err)
+	ts.Defer(func() { os.RemoveAll(dir) })
+	ts.Setenv("XDG_RUNTIME_DIR", dir)
 }
 
 // livePids returns the live (not zombie) processes whose command line contains every word.

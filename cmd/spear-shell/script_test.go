@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir, scratch = filepath.Join(root, "bin"), root
+	interopNode, interopMods = findInterop()
 	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
 		hostGo = strings.Fields(string(out))
 	}
@@ -111,6 +112,8 @@ func TestScripts(t *testing.T) {
 				return os.Getuid() == 0, nil
 			case "tmpfs":
 				return tmpfsWorks(), nil
+			case "interop":
+				return interopWorks(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -118,6 +121,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			env.Setenv("BIN", binDir)
 			env.Setenv("FAKEPROVIDER", fakeProvider)
+			// The npm reference servers, for transcripts run under [interop].
+			env.Setenv("NODE", interopNode)
+			env.Setenv("INTEROP", interopMods)
 			// Beside $WORK, not in it: with the boundary $WORK is the default workspace, which must
 			// not hold the state parent or the configuration.
 			env.Setenv("XDG_RUNTIME_DIR", env.WorkDir+"-run")
@@ -138,6 +144,36 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(env.WorkDir+"-run", 0o700)
 		},
 	})
+}
+
+// interopNode and interopMods are node and testdata/interop/node_modules ("" when either is
+// missing): the npm reference servers, which transcripts run under [interop].
+var interopNode, interopMods string
+
+func findInterop() (node, mods string) {
+	mods, err := filepath.Abs("../../testdata/interop/node_modules")
+	if err != nil {
+		return "", ""
+	}
+	if _, err := os.Stat(filepath.Join(mods, "@modelcontextprotocol", "server-memory")); err != nil {
+		return "", ""
+	}
+	if node, err = exec.LookPath("node"); err == nil {
+		node, err = filepath.EvalSymlinks(node)
+	}
+	if err != nil {
+		return "", ""
+	}
+	return node, mods
+}
+
+// interopWorks tells whether the [interop] transcripts can run here; with
+// SPEAR_REQUIRE_INTEROP=1 (CI) missing servers fail instead of skipping, as in TestInterop.
+func interopWorks() bool {
+	if interopNode == "" && os.Getenv("SPEAR_REQUIRE_INTEROP") == "1" {
+		panic("the interop servers are required (SPEAR_REQUIRE_INTEROP=1) but are not installed (make deps)")
+	}
+	return interopNode != ""
 }
 
 // bwrapWorks tells whether the isolation transcripts can run here; with SPEAR_REQUIRE_BWRAP=1
