@@ -22,7 +22,7 @@ func TestParseEnvFile(t *testing.T) {
 		{"# c\n\n   \n\t# c2\nA=1\n\n", map[string]string{"A": "1"}, ""},
 		{"A=", map[string]string{"A": ""}, ""},
 		{"A=x=y", map[string]string{"A": "x=y"}, ""},
-		{`A="q v"`, map[string]string{"A": `"q v"`}, ""},            // no quotes removed
+		{`A="q v"`, map[string]string{"A": `"q v"`}, ""},               // no quotes removed
 		{"A='$HOME ${X}'", map[string]string{"A": "'$HOME ${X}'"}, ""}, // nothing expanded
 		{"A= lead and trail ", map[string]string{"A": " lead and trail "}, ""},
 		{"_a9=1", map[string]string{"_a9": "1"}, ""},
