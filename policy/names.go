@@ -41,3 +41,6 @@ var (
 		func(c byte) bool { return lower(c) || upper(c) || c == '_' },
 		func(c byte) bool { return lower(c) || upper(c) || digit(c) || c == '_' }, 0}
 )
+
+// ValidID reports whether id may name a provider entry: [a-z][a-z0-9_-]{0,62}, not "spear".
+func ValidID(id string) bool { return idRe.MatchString(id) && id != "spear" }

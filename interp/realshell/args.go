@@ -34,7 +34,8 @@ type Args struct {
 	Params   []string // positional parameters
 	NoExec   bool     // -n: bash only reads
 	Terminal bool     // -i
-	Own      string   // "check", "context", "end-turn", "keeper", "spear-version", or ""
+	Own      string   // "check", "context", "end-turn", "import", "keeper", "spear-version", or ""
+	OwnArgs  []string // --import: everything after it
 	Manifest string   // --manifest FILE
 	Problem  string   // spear-shell's own option misused
 }
@@ -64,6 +65,9 @@ func ParseArgs(args []string) Args {
 		case "--end-turn":
 			a.Own = "end-turn"
 			continue
+		case "--import": // the rest is the import's (docs/import.md)
+			a.Own, a.OwnArgs = "import", args[i+1:]
+			return a
 		case "--spear-keeper": // hidden: a turn's keeper (SPEC 12), started by spear-shell itself
 			a.Own = "keeper"
 			continue
