@@ -360,8 +360,8 @@ func parseGemini(data []byte, extra func(string) ([]byte, error)) (*settings, er
 		return nil, err
 	}
 	var mcp struct {
-		Allowed *[]string `json:"allowed"`
-		Excluded []string `json:"excluded"`
+		Allowed  *[]string `json:"allowed"`
+		Excluded []string  `json:"excluded"`
 	}
 	if raw := top["mcp"]; raw != nil {
 		if err := json.Unmarshal(raw, &mcp); err != nil {
