@@ -258,7 +258,11 @@ func (p *Plan) writeEnvFiles() error {
 		}
 	}
 	if len(exist) > 0 {
-		return fail("%s already exist (an earlier import?): remove or rename them; nothing was written", strings.Join(exist, ", "))
+		verb := "exists"
+		if len(exist) > 1 {
+			verb = "exist"
+		}
+		return fail("%s already %s (an earlier import?): remove or rename it; nothing was written", strings.Join(exist, ", "), verb)
 	}
 	var made []string
 	undo := func() {

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -81,4 +84,19 @@ func cmdGenServers(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := json.MarshalIndent(map[string]any{"mcpServers": servers}, "", " ")
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o600))
+}
+
+// The TOML library --import needs initialises with work at start: it must be linked into
+// spear-shell-import alone, never into spear-shell, whose -c fast path would pay for it.
+func TestTOMLOnlyInTheImportBinary(t *testing.T) {
+	t.Parallel()
+	for bin, want := range map[string]bool{"spear-shell": false, "spear-shell-import": true} {
+		out, err := exec.Command("go", "version", "-m", filepath.Join(binDir, bin)).Output()
+		if err != nil {
+			t.Fatalf("go version -m %s: %v", bin, err)
+		}
+		if got := strings.Contains(string(out), "github.com/BurntSushi/toml"); got != want {
+			t.Errorf("%s links github.com/BurntSushi/toml: %v, want %v", bin, got, want)
+		}
+	}
 }
