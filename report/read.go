@@ -332,13 +332,18 @@ func (p *Provider) seen(t time.Time) {
 	}
 }
 
-// providerOf is the provider a record concerns: its own field, else its capability's prefix.
-func providerOf(rec *record) string {
+// providerOf is the provider a record concerns: its own field, else its capability's prefix
+// when that names a provider the turn knows (an unknown capability names none).
+func (t *Turn) providerOf(rec *record) string {
 	if rec.Provider != "" {
 		return rec.Provider
 	}
 	if id, _, ok := strings.Cut(rec.Capability, "/"); ok {
-		return id
+		for _, p := range t.Providers {
+			if p.ID == id {
+				return id
+			}
+		}
 	}
 	return ""
 }
@@ -353,7 +358,7 @@ func (t *Turn) decide(code string) {
 
 func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 	t := rd.turn(rec, at, when)
-	base := Row{At: at, Time: when, Face: excerpt(rec.Face, 16), Provider: excerpt(providerOf(rec), 64),
+	base := Row{At: at, Time: when, Face: excerpt(rec.Face, 16), Provider: excerpt(t.providerOf(rec), 64),
 		Capability: excerpt(rec.Capability, 160), Class: excerpt(rec.Class, 8)}
 	switch rec.Event {
 	case audit.EventTurnStarted:

@@ -111,6 +111,8 @@ func TestScripts(t *testing.T) {
 				return os.Getuid() == 0, nil
 			case "tmpfs":
 				return tmpfsWorks(), nil
+			case "chromium":
+				return chromiumFound(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
