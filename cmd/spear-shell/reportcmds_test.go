@@ -20,6 +20,7 @@ import (
 func init() {
 	registerCommands(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"report-page": cmdReportPage,
+		"big-invoke":  cmdBigInvoke,
 	})
 }
 
@@ -61,18 +62,26 @@ func chromium(ts *testscript.TestScript, page string, extra ...string) []byte {
 	return out
 }
 
-// report-page [-hostile] PAGE AUDIT: PAGE (written 0600 by spear-shell --report --html) is
+// report-page [-hostile] [-turn=T] PAGE AUDIT (T: only that turn's records): PAGE (written 0600 by spear-shell --report --html) is
 // opened in headless Chromium; its DOM must show every call of AUDIT with its audit id,
 // decision and duration, every intent without an outcome, and per turn every decision's code
 // counted as often as AUDIT has it. A screenshot is kept as an artefact (its path logged). With
 // -hostile the DOM must also show that nothing the audit holds ran or became markup.
 func cmdReportPage(ts *testscript.TestScript, neg bool, args []string) {
-	hostile := len(args) > 0 && args[0] == "-hostile"
-	if hostile {
+	hostile, only := false, ""
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch k, v, _ := strings.Cut(args[0], "="); k {
+		case "-hostile":
+			hostile = true
+		case "-turn":
+			only = v
+		default:
+			ts.Fatalf("report-page: unknown flag %s", k)
+		}
 		args = args[1:]
 	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: report-page [-hostile] PAGE AUDIT")
+		ts.Fatalf("usage: report-page [-hostile] [-turn=T] PAGE AUDIT")
 	}
 	page, trail := ts.MkAbs(args[0]), ts.MkAbs(args[1])
 	fi, err := os.Stat(page)
@@ -100,7 +109,7 @@ func cmdReportPage(ts *testscript.TestScript, neg bool, args []string) {
 			AuditID                           string  `json:"audit_id"`
 			MS                                float64 `json:"duration_ms"`
 		}
-		if json.Unmarshal(sc.Bytes(), &r) != nil {
+		if json.Unmarshal(sc.Bytes(), &r) != nil || only != "" && r.Turn != only {
 			continue
 		}
 		k := turnKey{r.Session, r.Turn}
@@ -200,4 +209,22 @@ func checkHostileDOM(ts *testscript.TestScript, dom string) {
 		ts.Fatalf("report-page: the 64 KiB strings are not shown cut")
 	}
 	ts.Logf("report-page: the hostile audit rendered as text, no script ran")
+}
+
+// big-invoke N CAP FILE: appends to FILE a session line invoking CAP with one string argument
+// of N bytes that opens with a <script> and an escape sequence (an agent's hostile arguments).
+func cmdBigInvoke(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: big-invoke N CAP FILE")
+	}
+	var n int
+	_, err := fmt.Sscan(args[0], &n)
+	ts.Check(err)
+	head := `<script>document.title=\"PWNED\"</script>\u001b[31m`
+	line := fmt.Sprintf("spear-capability invoke %s '{\"big\":\"%s%s\"}'\n", args[1], head, strings.Repeat("A", max(n-len(head), 0)))
+	f, err := os.OpenFile(ts.MkAbs(args[2]), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	ts.Check(err)
+	_, err = f.WriteString(line)
+	ts.Check(err)
+	ts.Check(f.Close())
 }

@@ -22,6 +22,7 @@ var (
 	scratch      string
 	hostGo       []string // this machine's GOCACHE and GOMODCACHE, for transcripts that build
 	fakeProvider string
+	demoDir      string
 	scriptCmds   = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 )
 
@@ -86,6 +87,10 @@ func buildBinaries(dir string) error {
 		fakeProvider = filepath.Join(dir, "fakeprovider")
 		builds = append(builds, []string{"-o", fakeProvider, "./testdata/fakeprovider"})
 	}
+	if _, err := os.Stat(filepath.Join(root, "testdata/demo/spear-demo-notes")); err == nil {
+		demoDir = filepath.Join(root, "testdata/demo") // the demo's turn, for the report's transcripts
+		builds = append(builds, []string{"-o", dir + "/", "./testdata/demo/spear-demo-notes"})
+	}
 	for _, args := range builds {
 		cmd := exec.Command("go", append([]string{"build"}, args...)...)
 		cmd.Dir = root
@@ -120,6 +125,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			env.Setenv("BIN", binDir)
 			env.Setenv("FAKEPROVIDER", fakeProvider)
+			env.Setenv("DEMO", demoDir)
 			// Beside $WORK, not in it: with the boundary $WORK is the default workspace, which must
 			// not hold the state parent or the configuration.
 			env.Setenv("XDG_RUNTIME_DIR", env.WorkDir+"-run")
