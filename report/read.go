@@ -149,7 +149,7 @@ type reader struct {
 func Read(files []string, f Filter) (*Report, error) {
 	rd := &reader{
 		f:       f,
-		r:       &Report{Generated: time.Now().UTC(), spool: newSpool(8 << 20)},
+		r:       &Report{Generated: time.Now().UTC(), spool: newSpool(spoolBudget)},
 		turns:   map[string]*Turn{},
 		pending: map[string]*pending{},
 		order:   list.New(),

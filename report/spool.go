@@ -30,6 +30,9 @@ type stream struct {
 
 type chunk struct{ off, n int64 }
 
+// spoolBudget is the rows a report holds in memory before it spills them (a variable for tests).
+var spoolBudget = 8 << 20
+
 func newSpool(budget int) *spool { return &spool{budget: budget} }
 
 func (sp *spool) stream() *stream {
