@@ -2,7 +2,6 @@ package capability
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spear-shell/spear-shell/textclean"
 )
@@ -20,25 +19,10 @@ const (
 
 // shown cleans a provider-supplied string and bounds it to about n bytes, marking a cut with
 // "…".
-func shown(s string, n int) string {
-	s, cut := truncate(s, n+n/2) // cleaning only shortens: no need to clean what is cut anyway
-	s = clean(s)
-	if c, more := truncate(s, n); more || cut {
-		return c + "…"
-	}
-	return s
-}
+func shown(s string, n int) string { return textclean.Shown(s, n) }
 
 // truncate bounds s to at most n bytes without splitting a UTF-8 sequence.
-func truncate(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n], true
-}
+func truncate(s string, n int) (string, bool) { return textclean.Truncate(s, n) }
 
 // firstLine is the description's first non-empty line, bounded to max bytes.
 func firstLine(s string, max int) string {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spear-shell/spear-shell/textclean"
 )
@@ -95,26 +94,12 @@ func (sp *spool) close() {
 }
 
 // excerpt is s as the report shows it: cleaned as SPEC 5 cleans a description (escape
-// sequences, controls and bidi controls removed, invalid UTF-8 replaced), on one line, and
-// bounded to about n bytes with "…" marking a cut.
+// sequences, controls and bidi controls removed, invalid UTF-8 replaced), bounded to about n
+// bytes with "…" marking a cut, and on one line.
 func excerpt(s string, n int) string {
-	s, cut := truncate(s, n+n/2) // cleaning only shortens: what is cut need not be cleaned
-	s = textclean.Clean(s)
+	s = textclean.Shown(s, n)
 	if strings.ContainsAny(s, "\n\t") {
 		s = strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
 	}
-	if c, more := truncate(s, n); more || cut {
-		return c + "…"
-	}
 	return s
-}
-
-func truncate(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n], true
 }

@@ -142,3 +142,24 @@ func skipString(s string, i int) int {
 	}
 	return i
 }
+
+// Shown cleans s and bounds it to about n bytes, marking a cut with "…".
+func Shown(s string, n int) string {
+	s, cut := Truncate(s, n+n/2) // cleaning only shortens: no need to clean what is cut anyway
+	s = Clean(s)
+	if c, more := Truncate(s, n); more || cut {
+		return c + "…"
+	}
+	return s
+}
+
+// Truncate bounds s to at most n bytes without splitting a UTF-8 sequence.
+func Truncate(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
