@@ -3,11 +3,11 @@ package report
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -19,23 +19,43 @@ const Usage = "spear-shell --report [--audit FILE]... [--session S] [--turn T] [
 // file it cannot read, 1 when the report cannot be written. color asks for colour in the text
 // (stdout is a terminal); getenv reads the deployment's settings (SPEC 2.1).
 func Main(args []string, stdout, stderr io.Writer, color bool, getenv func(string) string) int {
-	fs := flag.NewFlagSet("spear-shell --report", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var files multi
+	var files []string
 	var f Filter
 	var since, html string
-	fs.Var(&files, "audit", "")
-	fs.StringVar(&f.Session, "session", "", "")
-	fs.StringVar(&f.Turn, "turn", "", "")
-	fs.StringVar(&since, "since", "", "")
-	fs.StringVar(&html, "html", "", "")
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "spear-shell: --report: %v\nusage: %s\n", err, Usage)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "spear-shell: --report: unexpected argument %q\nusage: %s\n", excerpt(fs.Arg(0), 80), Usage)
-		return 2
+	// Parsed by hand: package flag would be initialised before the -c fast path of every
+	// command line (it is linked into spear-shell), for a mode that is seldom run.
+	for i := 0; i < len(args); i++ {
+		name, value, inline := strings.Cut(args[i], "=")
+		var dst *string
+		switch name {
+		case "--audit":
+			files = append(files, "")
+			dst = &files[len(files)-1]
+		case "--session":
+			dst = &f.Session
+		case "--turn":
+			dst = &f.Turn
+		case "--since":
+			dst = &since
+		case "--html":
+			dst = &html
+		default:
+			fmt.Fprintf(stderr, "spear-shell: --report: unexpected argument %q\nusage: %s\n", excerpt(args[i], 80), Usage)
+			return 2
+		}
+		if !inline {
+			if i+1 >= len(args) {
+				fmt.Fprintf(stderr, "spear-shell: --report: %s needs a value\nusage: %s\n", name, Usage)
+				return 2
+			}
+			i++
+			value = args[i]
+		}
+		if value == "" {
+			fmt.Fprintf(stderr, "spear-shell: --report: %s: empty value\nusage: %s\n", name, Usage)
+			return 2
+		}
+		*dst = value
 	}
 	if since != "" {
 		t, err := time.Parse(time.RFC3339Nano, since)
@@ -71,17 +91,6 @@ func Main(args []string, stdout, stderr io.Writer, color bool, getenv func(strin
 		return 1
 	}
 	return 0
-}
-
-type multi []string
-
-func (m *multi) String() string { return fmt.Sprint([]string(*m)) }
-func (m *multi) Set(v string) error {
-	if v == "" {
-		return errors.New("empty file name")
-	}
-	*m = append(*m, v)
-	return nil
 }
 
 // defaultFiles is the deployment's audit file (SPEAR_AUDIT_FILE, else $SPEAR_HOME/audit.jsonl)

@@ -21,6 +21,7 @@ func init() {
 	registerCommands(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"report-page": cmdReportPage,
 		"big-invoke":  cmdBigInvoke,
+		"interleaved": cmdInterleaved,
 	})
 }
 
@@ -227,4 +228,30 @@ func cmdBigInvoke(ts *testscript.TestScript, neg bool, args []string) {
 	_, err = f.WriteString(line)
 	ts.Check(err)
 	ts.Check(f.Close())
+}
+
+// interleaved FILE A B: some record of turn B lies between two records of turn A in the trail
+// FILE (two turns ran at once), so that a report of it meets interleaved turns.
+func cmdInterleaved(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: interleaved FILE A B")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	state := 0 // 1: seen A, 2: then B, 3: then A again
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var r struct{ Turn string }
+		if json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		switch {
+		case r.Turn == args[1] && (state == 0 || state == 2):
+			state++
+		case r.Turn == args[2] && state == 1:
+			state = 2
+		}
+	}
+	if state != 3 {
+		ts.Fatalf("interleaved: the records of %s and %s do not interleave in %s", args[1], args[2], args[0])
+	}
 }
