@@ -167,7 +167,7 @@ func writeString(b *strings.Builder, s string) {
 // say what the tool is. Empty strings and nil values are left out, as if the server had not
 // sent them.
 type Def struct {
-	Name, Title, Description                string
+	Name, Title, Description               string
 	InputSchema, OutputSchema, Annotations json.RawMessage
 }
 

@@ -113,7 +113,9 @@ func (e *Error) Unwrap() error { return e.err }
 // MaxBytes, valid (Parse). It returns the file and the SHA-256 of its bytes. A missing file's
 // error Is fs.ErrNotExist. Where the path lies (a trusted path, SPEC 9) is the caller's check.
 func Read(path string) (*File, string, error) {
-	fail := func(msg string, err error) (*File, string, error) { return nil, "", &Error{Path: path, Msg: msg, err: err} }
+	fail := func(msg string, err error) (*File, string, error) {
+		return nil, "", &Error{Path: path, Msg: msg, err: err}
+	}
 	if !filepath.IsAbs(path) {
 		return fail("the path is not absolute", nil)
 	}
