@@ -39,7 +39,7 @@ func newEnv(s Settings, core *providers.Turn) *turnEnv {
 	s.ManifestPath = core.Settings.ManifestPath // --manifest as typed, made absolute
 	e := &turnEnv{Turn: core, s: s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
 	for _, o := range core.Offered {
-		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly}
+		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly, locked: o.Locked}
 		e.order = append(e.order, o.Config.ID)
 	}
 	return e
