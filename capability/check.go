@@ -10,6 +10,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
@@ -49,6 +50,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 	type checked struct {
 		tools  []*tool
 		reject []rejectedTool
+		listed []mcpstdio.Tool // as listed, for the lock's drift
 		err    error
 	}
 	results := make([]checked, len(reg.Providers))
@@ -62,6 +64,9 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		}
 		e.Manifest = man
 	}
+	lo := &operator{reg: reg, e: e, lockPath: providers.LockPath(s.Getenv), roots: operatorRoots(s, reg, e.Manifest)}
+	lk, lockOK := lo.checkLock(&out)
+	ok = ok && lockOK
 	var wg sync.WaitGroup
 	for i := range reg.Providers {
 		p := &reg.Providers[i]
@@ -79,7 +84,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 				results[i].err = r.err
 				return
 			}
-			results[i].tools, results[i].reject = r.kept, r.rejected // judged for a full offer (readOnly false)
+			results[i].tools, results[i].reject, results[i].listed = r.kept, r.rejected, r.tools // judged for a full offer (readOnly false)
 		}()
 	}
 	wg.Wait()
@@ -109,6 +114,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 					fmt.Fprintf(&out, "  read entry %q names no tool of this provider\n", name)
 				}
 			}
+			ok = checkLocked(&out, lk, p, r.listed) && ok
 		}
 		projects, unknown := reg.Reach(p)
 		for _, u := range unknown {
