@@ -257,11 +257,11 @@ func (o *operator) diff(ctx context.Context, out *bytes.Buffer, lf *lock.File, p
 		}
 		d := lock.Compare(entry, r.current)
 		if d.None() {
-			fmt.Fprintf(out, "%s: no drift since %s (%d tools)\n", p.ID, entry.Time, len(entry.Tools))
+			fmt.Fprintf(out, "%s: no drift (%d tools)\n", p.ID, len(entry.Tools))
 			continue
 		}
 		worse(1)
-		fmt.Fprintf(out, "%s: %d added, %d removed, %d changed since %s\n", p.ID, len(d.Added), len(d.Removed), len(d.Changed), entry.Time)
+		fmt.Fprintf(out, "%s: %d added, %d removed, %d changed since the lock\n", p.ID, len(d.Added), len(d.Removed), len(d.Changed))
 		for _, n := range d.Added {
 			fmt.Fprintf(out, "  added: %s (absent from turns until locked)\n", boundName(n))
 		}
@@ -310,7 +310,7 @@ func checkLocked(out *bytes.Buffer, lk *providers.Lock, p *policy.Provider, tool
 	}
 	kept, _ := judgeTools(p, false, nil, tools)
 	d := lock.Compare(entry, currents(kept, tools))
-	fmt.Fprintf(out, "  lock: locked %s, %d tools drifted (%d added, %d removed, %d changed)\n", entry.Time, d.Count(), len(d.Added), len(d.Removed), len(d.Changed))
+	fmt.Fprintf(out, "  lock: locked, %d tools drifted (%d added, %d removed, %d changed)\n", d.Count(), len(d.Added), len(d.Removed), len(d.Changed))
 	return d.None()
 }
 
