@@ -96,12 +96,12 @@ func UnifiedDiff(from, to, a, b string) string {
 		case i < len(x) && j < len(y) && x[i] == y[j]:
 			ops = append(ops, op{' ', x[i], i, j})
 			i, j = i+1, j+1
-		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
+			ops = append(ops, op{'-', x[i], i, j}) // removals first, as diff -u shows a change
+			i++
+		default:
 			ops = append(ops, op{'+', y[j], i, j})
 			j++
-		default:
-			ops = append(ops, op{'-', x[i], i, j})
-			i++
 		}
 	}
 	var out strings.Builder
