@@ -240,20 +240,22 @@ func (o *operator) diff(ctx context.Context, out *bytes.Buffer, lf *lock.File, p
 	for i, r := range o.list(ctx, ps) {
 		p := ps[i]
 		entry := lf.Provider(p.ID)
-		switch {
-		case r.err != nil:
-			worse(2)
-			fmt.Fprintf(out, "%s: cannot tell: %s: %s\n", p.ID, failReason(r.err), shown(r.err.Error(), reasonMax))
-			continue
-		case entry == nil:
+		if entry == nil {
 			worse(1)
 			fmt.Fprintf(out, "%s: not locked: it offers nothing until the operator locks it (spear-shell --lock %s)\n", p.ID, p.ID)
 			continue
-		case !slices.Equal(entry.Command, p.Command):
+		}
+		if !slices.Equal(entry.Command, p.Command) {
 			worse(1)
 			fmt.Fprintf(out, "%s: its command differs from the locked one: it offers nothing until it is locked again\n", p.ID)
-			fmt.Fprint(out, indent(lock.UnifiedDiff("locked command", "command now", strings.Join(entry.Command, "\n")+"\n", strings.Join(p.Command, "\n")+"\n"), "  "))
+			ud := lock.UnifiedDiff("locked command", "command now", strings.Join(entry.Command, "\n")+"\n", strings.Join(p.Command, "\n")+"\n")
+			fmt.Fprint(out, indent(clean(strings.TrimSuffix(ud, "\n")), "  "))
 			out.WriteByte('\n')
+		}
+		if r.err != nil {
+			worse(2)
+			fmt.Fprintf(out, "%s: cannot tell its tools: %s: %s\n", p.ID, failReason(r.err), shown(r.err.Error(), reasonMax))
+			continue
 		}
 		d := lock.Compare(entry, r.current)
 		if d.None() {
