@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/schema"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
@@ -36,10 +37,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build fakeprovider: %v\n%s", err, out)
 		os.Exit(2)
 	}
-	helperBin = filepath.Join(dir, SchemaHelperName)
-	src = filepath.Join(filepath.Dir(self), "..", "cmd", SchemaHelperName)
+	helperBin = filepath.Join(dir, schema.HelperName)
+	src = filepath.Join(filepath.Dir(self), "..", "cmd", schema.HelperName)
 	if out, err := exec.Command("go", "build", "-o", helperBin, src).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build %s: %v\n%s", SchemaHelperName, err, out)
+		fmt.Fprintf(os.Stderr, "build %s: %v\n%s", schema.HelperName, err, out)
 		os.Exit(2)
 	}
 	code := m.Run()
@@ -146,7 +147,7 @@ func checkTrustedLexically(path string, roots []string) error {
 // trust check and, when not nil, the manifest (its workspace is a writable root).
 func schemaEnv(helper string, check func(string, []string) error, man *policy.Manifest) *turnEnv {
 	s := Settings{Settings: providers.Settings{CheckTrusted: check}, SchemaHelper: helper}
-	return &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Manifest: man}, s: s, schemas: map[string]*compiled{}}
+	return newEnv(s, &providers.Turn{Settings: s.Settings, Manifest: man})
 }
 
 // turn returns a new process's view of the turn, closed at the end of the test.

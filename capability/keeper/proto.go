@@ -33,6 +33,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // protocol changes whenever a message changes: a client and a keeper of different
@@ -175,10 +176,11 @@ var sentinels = []struct {
 	{"unexpected-eof", io.ErrUnexpectedEOF},
 	{"eof", io.EOF},
 	{"epipe", syscall.EPIPE},
+	{"env-file", policy.ErrEnvFile},
 }
 
 func toWire(err error, tail string) *wireError {
-	w := &wireError{Msg: err.Error(), Stage: mcpstdio.StageOf(err), Tail: tail}
+	w := &wireError{Msg: err.Error(), Stage: providers.StageOf(err), Tail: tail}
 	if t := mcpstdio.StderrOf(err); t != "" {
 		w.Tail = t
 	}
