@@ -68,9 +68,16 @@ func operatorRoots(s Settings, reg *policy.Registry, man *policy.Manifest) []str
 	return roots
 }
 
-// readLock reads the lock as a turn of this configuration would, against the operator's roots.
+// readLock reads the lock as a turn of this configuration would, against the operator's roots,
+// and verifies every definition besides (lock.File.Verify), which a turn leaves out for speed.
 func (o *operator) readLock() *providers.Lock {
-	return providers.ReadLock(o.lockPath, o.reg.LockRequired, o.e.Settings.CheckTrusted, o.roots)
+	lk := providers.ReadLock(o.lockPath, o.reg.LockRequired, o.e.Settings.CheckTrusted, o.roots)
+	if lk.File != nil {
+		if err := lk.File.Verify(); err != nil {
+			lk.File, lk.Err = nil, &lock.Error{Path: lk.Path, Msg: err.Error()}
+		}
+	}
+	return lk
 }
 
 // listed is one provider started and listed for an operator command.

@@ -152,9 +152,9 @@ func Read(path string) (*File, string, error) {
 }
 
 // Parse checks a lock's content strictly: valid UTF-8 JSON, no unknown member, every type as
-// it should be, version 1, providers sorted by unique id, tools sorted by unique name, each
-// definition canonical, naming its tool, and hashing to its sha256. Any fault makes the whole
-// lock unusable: a lock that was tampered with approves nothing.
+// it should be, version 1, providers sorted by unique id with an absolute command[0], tools
+// sorted by unique name, each definition hashing to its sha256 (Verify checks the rest). Any
+// fault makes the whole lock unusable: a lock that was damaged approves nothing.
 func Parse(data []byte) (*File, error) {
 	if !utf8.Valid(data) || !json.Valid(data) {
 		return nil, errors.New("not valid JSON (truncated, or not written by spear-shell --lock)")
@@ -193,26 +193,39 @@ func Parse(data []byte) (*File, error) {
 			if Sum([]byte(t.Definition)) != t.SHA256 {
 				return nil, fmt.Errorf("%s: the definition does not hash to its sha256", tw)
 			}
+		}
+	}
+	return &f, nil
+}
+
+// Verify checks what Parse leaves to the operator's commands (--lock, --lock --diff, --check),
+// since it costs every definition a parse: each is in canonical form, names its tool and holds
+// an inputSchema object. A turn need not: a locked text that is not what --lock writes can only
+// fail to match what a provider lists, and its tool is then refused (definition-changed).
+func (f *File) Verify() error {
+	for i, p := range f.Providers {
+		for j, t := range p.Tools {
+			tw := fmt.Sprintf("providers[%d] (%q) tools[%d] (%q)", i, p.ID, j, t.Name)
 			canon, err := Canonical([]byte(t.Definition))
 			if err != nil {
-				return nil, fmt.Errorf("%s: the definition is not JSON: %w", tw, err)
+				return fmt.Errorf("%s: the definition is not JSON: %w", tw, err)
 			}
 			if canon != t.Definition {
-				return nil, fmt.Errorf("%s: the definition is not in canonical form", tw)
+				return fmt.Errorf("%s: the definition is not in canonical form", tw)
 			}
 			var named struct {
 				Name        string          `json:"name"`
 				InputSchema json.RawMessage `json:"inputSchema"`
 			}
 			if err := json.Unmarshal([]byte(t.Definition), &named); err != nil || named.Name != t.Name {
-				return nil, fmt.Errorf("%s: the definition names another tool", tw)
+				return fmt.Errorf("%s: the definition names another tool", tw)
 			}
 			if len(named.InputSchema) == 0 || named.InputSchema[0] != '{' {
-				return nil, fmt.Errorf("%s: the definition has no inputSchema object", tw)
+				return fmt.Errorf("%s: the definition has no inputSchema object", tw)
 			}
 		}
 	}
-	return &f, nil
+	return nil
 }
 
 // Marshal is the lock's text: indented, one member per line, so that a review of the file in

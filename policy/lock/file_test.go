@@ -86,7 +86,10 @@ func TestParseRefuses(t *testing.T) {
 		{"relative command", `{"version":1,"providers":[{"id":"a","command":["node"],"server":"","time":"","tools":[]}]}`, "absolute"},
 	}
 	for _, tc := range tests {
-		_, err := Parse([]byte(tc.text))
+		f, err := Parse([]byte(tc.text))
+		if err == nil {
+			err = f.Verify()
+		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
 		}
