@@ -19,14 +19,7 @@ import (
 // enabled provider in parallel, and prints one line per provider and what it reaches.
 // It exits 0 only when every entry is valid and every enabled provider is ok.
 func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
-	if s.Getenv == nil {
-		s.Getenv = func(string) string { return "" }
-	}
-	home := policy.DefaultHome(s.Getenv)
-	reg, err := policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE")})
-	if reg == nil {
-		reg = &policy.Registry{Home: home}
-	}
+	home, reg, err := loadRegistry(&s)
 	red := audit.NewRedactor(reg.Secrets())
 	var out bytes.Buffer
 	ok := true

@@ -32,16 +32,23 @@ type operator struct {
 	roots    []string // where the agent may write: no lock is read or written there
 }
 
-// newOperator loads the registry (err: it cannot be used) and the manifest, if one is named.
-func newOperator(s Settings) (*operator, error) {
+// loadRegistry loads the deployment's registry as an operator command sees it (--check,
+// --lock): never nil; err says why it cannot be used. s.Getenv is set when it was nil.
+func loadRegistry(s *Settings) (home string, reg *policy.Registry, err error) {
 	if s.Getenv == nil {
 		s.Getenv = func(string) string { return "" }
 	}
-	home := policy.DefaultHome(s.Getenv)
-	reg, err := policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE")})
+	home = policy.DefaultHome(s.Getenv)
+	reg, err = policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE")})
 	if reg == nil {
 		reg = &policy.Registry{Home: home}
 	}
+	return home, reg, err
+}
+
+// newOperator loads the registry (err: it cannot be used) and the manifest, if one is named.
+func newOperator(s Settings) (*operator, error) {
+	_, reg, err := loadRegistry(&s)
 	o := &operator{reg: reg, red: audit.NewRedactor(reg.Secrets()), lockPath: providers.LockPath(s.Getenv)}
 	o.e = &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg}, s: s}
 	if s.ManifestPath != "" {
