@@ -90,4 +90,24 @@ func TestFaceLock(t *testing.T) {
 	if n := fx.count(t, "tool_rejected,capability=lp/added,reason=not-locked"); n != 1 {
 		t.Errorf("tool_rejected for lp/added recorded %d times, want once", n)
 	}
+
+	// the operator reviews and re-approves: a new lock is new turn state, at the face's next call
+	if out, errOut, code := fx.shell(t, "--lock", "lp"); code != 0 {
+		t.Fatalf("--lock lp: exit %d\n%s%s", code, out, errOut)
+	}
+	f.drainChanged()
+	ok(t, fx, f.call(t, "spear_invoke", map[string]any{"id": "lp/added", "arguments": map[string]any{"message": "z"}}), "lp/added")
+	f.awaitChanged(t)
+	if _, listed := f.tools(t)["lp__added"]; !listed {
+		t.Errorf("lp__added is not listed after it was locked")
+	}
+	sels := 0
+	for _, r := range fx.records(t) {
+		if r["event"] == "capability_family_selected" {
+			sels++
+		}
+	}
+	if sels != 2 {
+		t.Errorf("%d family selections, want one per lock", sels)
+	}
 }
