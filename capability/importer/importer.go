@@ -171,7 +171,7 @@ func (p *Plan) judge(o Options, s *server) string {
 	}
 	for _, v := range s.env {
 		switch {
-		case !envName(v.name):
+		case !policy.ValidEnvName(v.name):
 			return fmt.Sprintf("env: %s is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", strconv.Quote(v.name))
 		case refersToVariable(v.value):
 			return fmt.Sprintf("env %s refers to a variable, which the terminal expands and spear-shell does not", v.name)
@@ -225,19 +225,6 @@ func refersToVariable(s string) bool {
 		}
 	}
 	return false
-}
-
-func envName(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 // lookPath finds a server's command on the user's PATH (absolute directories only), as the

@@ -150,7 +150,7 @@ func (p *Plan) readFromAnnotations(ctx context.Context, o Options) error {
 		}
 		f := p.filters[e.ID]
 		for _, t := range tools {
-			if readOnlyHint(t.Raw) && f.admits(t.Name) && toolName(t.Name) && !slices.Contains(e.Read, t.Name) {
+			if readOnlyHint(t.Raw) && f.admits(t.Name) && policy.ValidToolName(t.Name) && !slices.Contains(e.Read, t.Name) {
 				e.Read = append(e.Read, t.Name)
 			}
 		}
@@ -184,20 +184,6 @@ func readOnlyHint(raw json.RawMessage) bool {
 		} `json:"annotations"`
 	}
 	return json.Unmarshal(raw, &t) == nil && t.Annotations.ReadOnlyHint
-}
-
-// toolName is what a read entry may name ([A-Za-z0-9_.-]{1,128}, SPEC 2.3).
-func toolName(s string) bool {
-	if s == "" || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // projectRoots are the registered project roots (projects.json), when it can be read.

@@ -132,8 +132,18 @@ func topJSON(data []byte) (map[string]json.RawMessage, error) {
 	return top, nil
 }
 
-// jsonServers reads an "mcpServers" object whose entries read with one function per key.
-func jsonServers(raw json.RawMessage, key func(s *server, k string, v json.RawMessage) error) ([]*server, error) {
+// jsonServers reads a settings file's top level and its "mcpServers" object: command, args,
+// env and type as all JSON terminals write them, every other key with the terminal's key.
+func jsonServers(data []byte, key func(s *server, k string, v json.RawMessage) error) (map[string]json.RawMessage, []*server, error) {
+	top, err := topJSON(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	servers, err := mcpServers(top["mcpServers"], key)
+	return top, servers, err
+}
+
+func mcpServers(raw json.RawMessage, key func(s *server, k string, v json.RawMessage) error) ([]*server, error) {
 	if raw == nil {
 		return nil, nil
 	}
@@ -149,7 +159,11 @@ func jsonServers(raw json.RawMessage, key func(s *server, k string, v json.RawMe
 		}
 		s := &server{name: m.key}
 		for _, k := range keys {
-			if err := key(s, k.key, k.val); err != nil {
+			err := key(s, k.key, k.val)
+			if ok, cerr := commonKey(s, k.key, k.val); ok {
+				err = cerr
+			}
+			if err != nil {
 				return nil, fmt.Errorf("mcpServers: server %q: key %q: %w", m.key, k.key, err)
 			}
 		}
@@ -158,7 +172,8 @@ func jsonServers(raw json.RawMessage, key func(s *server, k string, v json.RawMe
 	return out, nil
 }
 
-// commonKey reads the keys all three terminals share: command, args, env.
+// commonKey reads the keys both JSON terminals share: command, args, env, type. It reports
+// whether k was one.
 func commonKey(s *server, k string, v json.RawMessage) (bool, error) {
 	switch k {
 	case "command":
@@ -169,6 +184,10 @@ func commonKey(s *server, k string, v json.RawMessage) (bool, error) {
 		a, err := jsonStrings(v)
 		s.args = a
 		return true, err
+	case "type":
+		if err := json.Unmarshal(v, &s.transport); err != nil {
+			return true, errors.New("not a string")
+		}
 	case "env":
 		members, err := objectMembers(v)
 		if err != nil {
@@ -192,17 +211,9 @@ func commonKey(s *server, k string, v json.RawMessage) (bool, error) {
 // disabledMcpServers is disabled there; ~/.claude/settings.json's permissions.deny names
 // excluded tools as mcp__SERVER__TOOL (or the whole server as mcp__SERVER).
 func parseClaude(data []byte, extra func(string) ([]byte, error)) (*settings, error) {
-	top, err := topJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	servers, err := jsonServers(top["mcpServers"], func(s *server, k string, v json.RawMessage) error {
-		if ok, err := commonKey(s, k, v); ok {
-			return err
-		}
+	top, servers, err := jsonServers(data, func(s *server, k string, v json.RawMessage) error {
 		switch k {
-		case "type":
-			return json.Unmarshal(v, &s.transport)
+		case "command", "args", "env", "type":
 		case "url":
 			if s.transport == "" {
 				s.transport = "http"
@@ -307,17 +318,9 @@ func orEmpty(raw json.RawMessage) json.RawMessage {
 // filter its tools (entries are split at commas too: `gemini mcp add --exclude-tools a,b`
 // writes "a,b" as one entry).
 func parseGemini(data []byte, extra func(string) ([]byte, error)) (*settings, error) {
-	top, err := topJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	servers, err := jsonServers(top["mcpServers"], func(s *server, k string, v json.RawMessage) error {
-		if ok, err := commonKey(s, k, v); ok {
-			return err
-		}
+	top, servers, err := jsonServers(data, func(s *server, k string, v json.RawMessage) error {
 		switch k {
-		case "type":
-			return json.Unmarshal(v, &s.transport)
+		case "command", "args", "env", "type":
 		case "url":
 			if s.transport == "" {
 				s.transport = "sse"
