@@ -56,6 +56,8 @@ func TestParseTerminals(t *testing.T) {
 		{"codex", "[mcp_servers.b]\ncommand = \"x\"\nenabled = false\n[mcp_servers.a]\ncommand = \"y\"\nenv_vars = [\"T\"]\n",
 			[]server{{name: "b", transport: "stdio", command: "x", disabled: "enabled = false"},
 				{name: "a", transport: "stdio", command: "y", leaveOut: "it takes variables from Codex's own environment (env_vars), which spear-shell never passes on"}}, ""},
+		{"codex", "mcp_servers.a.command = \"x\"\n[mcp_servers.b]\ncommand = \"y\"\n[mcp_servers]\nc = { command = \"z\" }\n",
+			[]server{{name: "a", transport: "stdio", command: "x"}, {name: "b", transport: "stdio", command: "y"}, {name: "c", transport: "stdio", command: "z"}}, ""},
 		{"codex", "[mcp_servers.a]\nenabled = \"no\"\n", nil, "mcp_servers.a.enabled: not a boolean"},
 		{"codex", "[mcp_servers]\na = 1\n", nil, "mcp_servers.a: not a table"},
 		{"codex", "x = [\n", nil, "not valid TOML"},

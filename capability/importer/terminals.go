@@ -421,9 +421,11 @@ func parseCodex(data []byte) (*settings, error) {
 	if !ok {
 		return nil, errors.New("mcp_servers: not a table")
 	}
+	// The file's order, however a server was written: [mcp_servers.a], mcp_servers.a.command
+	// = ..., or a = {...} in [mcp_servers].
 	var names []string
 	for _, k := range md.Keys() {
-		if len(k) == 2 && k[0] == "mcp_servers" && !slices.Contains(names, k[1]) {
+		if len(k) >= 2 && k[0] == "mcp_servers" && !slices.Contains(names, k[1]) {
 			names = append(names, k[1])
 		}
 	}
