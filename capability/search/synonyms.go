@@ -10,11 +10,11 @@ import (
 // "erase" "delete", "folder" "directory". The synonyms are looked up at query time, not
 // expanded into the index: the kept index, its size and its build time stay as they were.
 
-//go:generate go run ./internal/gensyn -o synonyms.txt
+//go:generate go test -run TestSynonymTableGenerated -update-synonyms .
 
 // synonymTable is one line per stem, sorted: "stem syn syn ...", every word as Words gives it.
 // It is WordNet 3.0's synonyms of each word's most frequent senses and a hand-written table of
-// software vocabulary (internal/gensyn; docs/mcp.md says where they came from and the licence).
+// software vocabulary (synonyms_gen_test.go; docs/mcp.md says where they came from and the licence).
 //
 //go:embed synonyms.txt
 var synonymTable string

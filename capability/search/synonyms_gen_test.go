@@ -1,12 +1,14 @@
-// Command gensyn reduces WordNet 3.0 (Debian's wordnet-base, /usr/share/wordnet) and the
-// hand-written software vocabulary beside it to capability/search's synonym table: one line per
-// stem, "stem syn syn ...", sorted, every word folded by search.Words as queries are. Run by
-// go generate in capability/search; its output is committed.
+package search
+
+// The synonym table's generator: it reduces WordNet 3.0 (Debian's wordnet-base,
+// /usr/share/wordnet) and the hand-written software vocabulary of testdata/software.txt to
+// synonyms.txt, one line per stem, "stem syn syn ...", sorted, every word folded by Words as
+// queries are. `go generate` (or this test with -update-synonyms) writes it; without the flag,
+// where WordNet is installed, the test checks that the committed table is what it gives.
 //
-// A word takes the synonyms of its most frequent senses only (the first few of WordNet's index,
-// which lists them by how often they were tagged in its corpus), single words only: a word's
-// rare senses are where its noise is ("folder", a shepherd).
-package main
+// A word takes the synonyms of its most frequent senses only (the first two of WordNet's index,
+// which lists them by how often they were tagged in its corpus), single words only, nouns, verbs
+// and adjectives: a word's rare senses are where its noise is ("folder", a shepherd).
 
 import (
 	"bufio"
@@ -18,19 +20,37 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/spear-shell/spear-shell/capability/search"
+	"testing"
 )
 
-func main() {
-	dir := flag.String("wordnet", "/usr/share/wordnet", "WordNet 3.0's dict directory")
-	hand := flag.String("hand", "internal/gensyn/software.txt", "the hand-written synonym groups")
-	out := flag.String("o", "synonyms.txt", "the table to write")
-	senses := flag.Int("senses", 2, "senses of each word taken, most frequent first")
-	flag.Parse()
-	if err := run(*dir, *hand, *out, *senses); err != nil {
-		fmt.Fprintln(os.Stderr, "gensyn:", err)
-		os.Exit(1)
+var updateSynonyms = flag.Bool("update-synonyms", false, "rewrite synonyms.txt from WordNet and testdata/software.txt")
+
+// wordNetDir is where Debian's wordnet-base puts WordNet 3.0's database.
+const wordNetDir = "/usr/share/wordnet"
+
+// senses is how many of a word's senses give it synonyms, most frequent first.
+const senses = 2
+
+func TestSynonymTableGenerated(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat(filepath.Join(wordNetDir, "data.noun")); err != nil {
+		if *updateSynonyms {
+			t.Fatalf("WordNet is needed (apt-get install wordnet-base): %v", err)
+		}
+		t.Skipf("WordNet is not installed (wordnet-base): %v", err)
+	}
+	got, err := generateSynonyms(wordNetDir, "testdata/software.txt", senses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updateSynonyms {
+		if err := os.WriteFile("synonyms.txt", got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if string(got) != synonymTable {
+		t.Error("synonyms.txt is not what WordNet and testdata/software.txt give (go generate)")
 	}
 }
 
@@ -47,15 +67,15 @@ func (t table) link(a, b string) {
 	t[a][b] = true
 }
 
-func run(dir, hand, out string, senses int) error {
+func generateSynonyms(dir, hand string, senses int) ([]byte, error) {
 	t := table{}
 	for _, pos := range []string{"noun", "verb", "adj"} {
 		if err := readPOS(t, dir, pos, senses); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := readHand(t, hand); err != nil {
-		return err
+		return nil, err
 	}
 	keys := make([]string, 0, len(t))
 	for k := range t {
@@ -71,12 +91,12 @@ func run(dir, hand, out string, senses int) error {
 		slices.Sort(syns)
 		b.WriteString(k + " " + strings.Join(syns, " ") + "\n")
 	}
-	return os.WriteFile(out, []byte(b.String()), 0o644)
+	return []byte(b.String()), nil
 }
 
 // stemOf is w's one index term, or "" when w is not one word (a stop word, several parts).
 func stemOf(w string) string {
-	ws := search.Words(w)
+	ws := Words(w)
 	if len(ws) != 1 || len(ws[0]) < 2 {
 		return ""
 	}
@@ -115,19 +135,13 @@ func readPOS(t table, dir, pos string, senses int) error {
 		nsyn, _ := strconv.Atoi(fields[2])
 		offs := fields[len(fields)-nsyn:]
 		for _, off := range offs[:min(senses, len(offs))] {
-			o, err := strconv.Atoi(off)
-			if err != nil || o >= len(data) {
-				return fmt.Errorf("index.%s: %q: bad offset %q", pos, lemma, off)
+			line, err := synsetLine(data, off)
+			if err != nil {
+				return fmt.Errorf("index.%s: %q: %w", pos, lemma, err)
 			}
-			end := bytes.IndexByte(data[o:], '\n')
-			if end < 0 {
-				return fmt.Errorf("data.%s: no line at %d", pos, o)
-			}
-			for _, w := range synsetWords(string(data[o : o+end])) {
-				if isWord(w) {
-					if s := stemOf(w); s != "" {
-						t.link(st, s)
-					}
+			for _, w := range synset(line) {
+				if s := stemOf(w); s != "" && isWord(w) {
+					t.link(st, s)
 				}
 			}
 		}
@@ -135,22 +149,35 @@ func readPOS(t table, dir, pos string, senses int) error {
 	return sc.Err()
 }
 
-// synsetWords are the lemmas of a data line: offset lex_filenum ss_type w_cnt (hex) word lex_id...
-func synsetWords(line string) []string {
+// synsetLine is the line of data (a data.<pos> file) that starts at offset.
+func synsetLine(data []byte, offset string) (string, error) {
+	o, err := strconv.Atoi(offset)
+	if err != nil || o >= len(data) {
+		return "", fmt.Errorf("bad synset offset %q", offset)
+	}
+	end := bytes.IndexByte(data[o:], '\n')
+	if end < 0 || !strings.HasPrefix(string(data[o:o+end]), offset+" ") {
+		return "", fmt.Errorf("no synset at %s", offset)
+	}
+	return string(data[o : o+end]), nil
+}
+
+// synset reads a data line's words: offset lex_filenum ss_type w_cnt (hex) [word lex_id]... The words are lower-cased, adjectives' markers
+// ("big(a)") dropped, phrases kept joined by "_" (isWord refuses them).
+func synset(line string) (words []string) {
 	f := strings.Fields(line)
 	n, err := strconv.ParseInt(f[3], 16, 32)
 	if err != nil {
 		return nil
 	}
-	var ws []string
 	for i := range int(n) {
 		w := f[4+2*i]
-		if j := strings.IndexByte(w, '('); j >= 0 { // adjectives' markers: "big(a)"
+		if j := strings.IndexByte(w, '('); j >= 0 {
 			w = w[:j]
 		}
-		ws = append(ws, strings.ToLower(w))
+		words = append(words, strings.ToLower(w))
 	}
-	return ws
+	return words
 }
 
 // isWord says whether a lemma is one plain word (WordNet joins a phrase's words with "_").
