@@ -3,6 +3,7 @@ package capability
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -52,7 +53,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		err    error
 	}
 	results := make([]checked, len(reg.Providers))
-	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg}, s: s}
+	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Redactor: red}, s: s}
 	if s.ManifestPath != "" {
 		// The manifest's workspace and writable list are writable roots: no program may lie there.
 		man, err := policy.LoadManifest(s.ManifestPath, s.Cwd)
@@ -90,6 +91,9 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		switch {
 		case !p.Enabled:
 			fmt.Fprintf(&out, "%s: disabled\n", p.ID)
+		case r.err != nil && errors.Is(r.err, policy.ErrEnvFile):
+			ok = false // failReason says all: the file and the line
+			fmt.Fprintf(&out, "%s: unavailable (%s)\n", p.ID, shown(failReason(r.err), reasonMax))
 		case r.err != nil:
 			ok = false
 			fmt.Fprintf(&out, "%s: unavailable (%s: %s)\n", p.ID, failReason(r.err), shown(r.err.Error(), reasonMax))

@@ -33,11 +33,12 @@ import (
 
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // protocol changes whenever a message changes: a client and a keeper of different
 // builds then do not talk.
-const protocol = 3
+const protocol = 4
 
 // Names in the turn's state directory.
 const (
@@ -71,6 +72,9 @@ type request struct {
 	Protocol int    `json:"protocol,omitempty"`
 	Turn     string `json:"turn,omitempty"`
 	Key      string `json:"key,omitempty"`
+	// Ending: the hello of --end-turn, which reaches every keeper of the turn, whatever
+	// configuration (Key) it serves; such a connection is served stop and nothing else.
+	Ending bool `json:"ending,omitempty"`
 
 	Provider  string          `json:"provider,omitempty"`  // start
 	Name      string          `json:"name,omitempty"`      // call
@@ -173,10 +177,11 @@ var sentinels = []struct {
 	{"unexpected-eof", io.ErrUnexpectedEOF},
 	{"eof", io.EOF},
 	{"epipe", syscall.EPIPE},
+	{"env-file", policy.ErrEnvFile},
 }
 
 func toWire(err error, tail string) *wireError {
-	w := &wireError{Msg: err.Error(), Stage: mcpstdio.StageOf(err), Tail: tail}
+	w := &wireError{Msg: err.Error(), Stage: providers.StageOf(err), Tail: tail}
 	if t := mcpstdio.StderrOf(err); t != "" {
 		w.Tail = t
 	}
