@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 var updateRealTools = flag.Bool("update-real-tools", false, "rewrite testdata/search/real-tools.json from the servers' tools/list")
@@ -49,7 +49,7 @@ var realServers = []realServer{
 	// tmcp (TypeScript, its own implementation of the protocol). Its documentation sections are
 	// fetched at start; offline that fetch fails in a promise nobody awaits, which would end node.
 	{provider: "svelte", sdk: "tmcp", npm: "@sveltejs/mcp/dist/index.mjs", node: []string{"--unhandled-rejections=warn"}},
-	{provider: "gosdk", sdk: "Go SDK", goPkg: "../testdata/interop/gosdkserver"},
+	{provider: "gosdk", sdk: "Go SDK", goPkg: "./testdata/interop/gosdkserver"},
 	{provider: "mcpgo-everything", sdk: "mcp-go", goPkg: "github.com/mark3labs/mcp-go/examples/everything"},
 	{provider: "mcpgo-elicitation", sdk: "mcp-go", goPkg: "github.com/mark3labs/mcp-go/examples/elicitation"},
 }
@@ -60,11 +60,7 @@ func (s realServer) command(t *testing.T, bin string) (mcpstdio.Command, error) 
 	cmd := mcpstdio.Command{Dir: t.TempDir(), Env: mcpstdio.NewEnv(env)}
 	if s.goPkg != "" {
 		cmd.Path = filepath.Join(bin, s.provider)
-		out, err := exec.Command("go", "build", "-o", cmd.Path, s.goPkg).CombinedOutput()
-		if err != nil {
-			return cmd, errors.New(string(out))
-		}
-		return cmd, nil
+		return cmd, testkit.Build(cmd.Path, s.goPkg)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
