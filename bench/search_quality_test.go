@@ -65,8 +65,9 @@ func labelledQueries(t testing.TB, file string) []labelled {
 
 // The quality targets (SPEC 13, Quality), each wanted capability in the top 3 of the family:
 // queries.json, written against the catalog, for at least 90% of its queries; agent-queries.json
-// (issue 27), an agent's words over the real servers' tools, for at least 92%. No query holds a
-// word of its target's id or name.
+// (issue 27), an agent's words over the real servers' tools, for at least 92% (not met: the
+// floors below are what the ranker reaches, so that a change that loses ground fails). No query
+// holds a word of its target's id or name.
 func TestSearchQuality(t *testing.T) {
 	t.Parallel()
 	docs := qualityFamily(t)
@@ -82,6 +83,8 @@ func TestSearchQuality(t *testing.T) {
 		// The target is 92% (issue 27); synonyms took it from 54.7% to 66.0%, and this floor
 		// keeps that: what is left is paraphrase, not vocabulary (docs/mcp.md, Quality).
 		{"../testdata/search/agent-queries.json", 40, 66},
+		// held out: written after the synonyms were made, measured once (docs/mcp.md)
+		{"../testdata/search/agent-queries-heldout.json", 20, 64},
 	} {
 		t.Run(filepath.Base(set.file), func(t *testing.T) {
 			qs := labelledQueries(t, set.file)
