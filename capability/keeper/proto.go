@@ -38,7 +38,7 @@ import (
 
 // protocol changes whenever a message changes: a client and a keeper of different
 // builds then do not talk.
-const protocol = 3
+const protocol = 4
 
 // Names in the turn's state directory.
 const (
@@ -72,6 +72,9 @@ type request struct {
 	Protocol int    `json:"protocol,omitempty"`
 	Turn     string `json:"turn,omitempty"`
 	Key      string `json:"key,omitempty"`
+	// Ending: the hello of --end-turn, which reaches every keeper of the turn, whatever
+	// configuration (Key) it serves; such a connection is served stop and nothing else.
+	Ending bool `json:"ending,omitempty"`
 
 	Provider  string          `json:"provider,omitempty"`  // start
 	Name      string          `json:"name,omitempty"`      // call
