@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sample is a lock of two providers of two tools each.
@@ -183,4 +184,29 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("not the same lock:\n%s\n%s", lf.Marshal(), again.Marshal())
 		}
 	})
+}
+
+// TestHoldSerialises: a second Hold of the same directory waits for the first's release.
+func TestHoldSerialises(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	release, err := Hold(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan struct{})
+	go func() {
+		r2, err := Hold(path)
+		if err == nil {
+			r2()
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second Hold did not wait for the first")
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	<-got
 }
