@@ -1,9 +1,16 @@
 package lock
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"reflect"
+	"slices"
+	"sort"
+	"strconv"
 	"testing"
+	"unicode/utf16"
 )
 
 var canonTests = []struct{ in, want string }{
@@ -43,9 +50,12 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
+var canonRefusals = []string{``, ` `, `{`, `{"a":1,"a":2}`, `{"\u0061":1,"a":2}`, `[1,]`, `[,1]`, `{"a":1} {}`, `01`, `-01`, `-`, `1.`, `.5`,
+	`1e`, `1e+`, `{a:1}`, "\"\x01\"", `NaN`, `tru`, `nul`, `[`, `{"a"}`, `{"a":}`, `{,}`, `"\q"`, `"\u12"`, `"abc`}
+
 func TestCanonicalRefuses(t *testing.T) {
 	t.Parallel()
-	for _, in := range []string{``, `{`, `{"a":1,"a":2}`, `[1,]`, `{"a":1} {}`, `01`, `{a:1}`, `"\x01"`, `NaN`} {
+	for _, in := range canonRefusals {
 		if got, err := Canonical([]byte(in)); err == nil {
 			t.Errorf("Canonical(%q) = %q, want an error", in, got)
 		}
@@ -68,14 +78,23 @@ func TestDefinition(t *testing.T) {
 	}
 }
 
-// FuzzCanonical: the canonical form is stable (canonical of canonical is itself), valid JSON,
-// and the same value as its input.
+// FuzzCanonical: Canonical agrees with a reference built on encoding/json's tokens (the same
+// text, or both an error), and the canonical form is stable (canonical of canonical is
+// itself), valid JSON, and the same value as its input.
 func FuzzCanonical(f *testing.F) {
 	for _, tc := range canonTests {
 		f.Add(tc.in)
 	}
+	for _, in := range canonRefusals {
+		f.Add(in)
+	}
+	f.Add(`{"é\u00e9":[1.5e-3,{"z":null,"\ud83d\ude00":"\u2028"}],"\ufb33":"\u0000\ud800x"}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		c, err := Canonical([]byte(in))
+		ref, refErr := referenceCanonical([]byte(in))
+		if (err == nil) != (refErr == nil) || c != ref {
+			t.Fatalf("%q: Canonical %q (%v), the reference %q (%v)", in, c, err, ref, refErr)
+		}
 		if err != nil {
 			return
 		}
@@ -94,4 +113,86 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("another value: %q -> %q", in, c)
 		}
 	})
+}
+
+// referenceCanonical is the canonical form built the obvious way, on encoding/json's tokens:
+// FuzzCanonical holds Canonical to it.
+func referenceCanonical(raw []byte) (string, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var b []byte
+	var value func() error
+	value = func() error {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '[' {
+				b = append(b, '[')
+				for n := 0; d.More(); n++ {
+					if n > 0 {
+						b = append(b, ',')
+					}
+					if err := value(); err != nil {
+						return err
+					}
+				}
+				b = append(b, ']')
+				_, err := d.Token()
+				return err
+			}
+			type kv struct{ k, v string }
+			var ms []kv
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return err
+				}
+				outer := b
+				b = nil
+				if err := value(); err != nil {
+					return err
+				}
+				ms = append(ms, kv{kt.(string), string(b)})
+				b = outer
+			}
+			if _, err := d.Token(); err != nil {
+				return err
+			}
+			sort.SliceStable(ms, func(i, j int) bool {
+				return slices.Compare(utf16.Encode([]rune(ms[i].k)), utf16.Encode([]rune(ms[j].k))) < 0
+			})
+			b = append(b, '{')
+			for i, m := range ms {
+				if i > 0 {
+					if ms[i-1].k == m.k {
+						return errors.New("repeated")
+					}
+					b = append(b, ',')
+				}
+				b = appendString(b, m.k)
+				b = append(b, ':')
+				b = append(b, m.v...)
+			}
+			b = append(b, '}')
+		case string:
+			b = appendString(b, v)
+		case json.Number:
+			b = append(b, v...)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		case nil:
+			b = append(b, "null"...)
+		}
+		return nil
+	}
+	if err := value(); err != nil {
+		return "", err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return "", errors.New("more than one value")
+	}
+	return string(b), nil
 }
