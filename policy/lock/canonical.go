@@ -316,37 +316,61 @@ type Def struct {
 	InputSchema, OutputSchema, Annotations json.RawMessage
 }
 
-// Definition is the canonical text of d: one JSON object of its members, canonical.
+// Definition is the canonical text of d: one JSON object of its members, canonical. The
+// members' names are ASCII, so their canonical order is fixed; each value is put in canonical
+// form where it is written.
 func Definition(d Def) (string, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	add := func(key string, val []byte) {
-		if b.Len() > 1 {
-			b.WriteByte(',')
+	out := make([]byte, 0, 64+len(d.Name)+len(d.Title)+len(d.Description)+len(d.InputSchema)+len(d.OutputSchema)+len(d.Annotations))
+	out = append(out, '{')
+	first := true
+	key := func(k string) {
+		if !first {
+			out = append(out, ',')
 		}
-		k, _ := json.Marshal(key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(val)
+		first = false
+		out = append(out, '"')
+		out = append(out, k...)
+		out = append(out, '"', ':')
 	}
-	str := func(s string) []byte { v, _ := json.Marshal(s); return v }
-	add("name", str(d.Name))
-	if d.Title != "" {
-		add("title", str(d.Title))
+	raw := func(k string, v json.RawMessage) error {
+		if v = bytes.TrimSpace(v); len(v) == 0 || string(v) == "null" {
+			return nil
+		}
+		key(k)
+		c := canonicaliser{in: v}
+		var err error
+		if out, err = c.value(out, 0, 0); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		if c.pos != len(v) {
+			return fmt.Errorf("%s: more than one JSON value", k)
+		}
+		return nil
 	}
-	if d.Description != "" {
-		add("description", str(d.Description))
-	}
-	for _, m := range []struct {
-		key string
-		val json.RawMessage
-	}{{"inputSchema", d.InputSchema}, {"outputSchema", d.OutputSchema}, {"annotations", d.Annotations}} {
-		if v := bytes.TrimSpace(m.val); len(v) > 0 && string(v) != "null" {
-			add(m.key, v)
+	str := func(k, v string) {
+		if v != "" || k == "name" {
+			key(k)
+			if !utf8.ValidString(v) {
+				v = string([]rune(v)) // each invalid byte U+FFFD, as encoding/json writes it
+			}
+			out = appendString(out, v)
 		}
 	}
-	b.WriteByte('}')
-	return Canonical(b.Bytes())
+	// annotations < description < inputSchema < name < outputSchema < title
+	if err := raw("annotations", d.Annotations); err != nil {
+		return "", err
+	}
+	str("description", d.Description)
+	if err := raw("inputSchema", d.InputSchema); err != nil {
+		return "", err
+	}
+	str("name", d.Name)
+	if err := raw("outputSchema", d.OutputSchema); err != nil {
+		return "", err
+	}
+	str("title", d.Title)
+	out = append(out, '}')
+	return string(out), nil
 }
 
 // Pretty indents a canonical text two spaces per level, for a diff a reader can follow; the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -195,4 +196,57 @@ func referenceCanonical(raw []byte) (string, error) {
 		return "", errors.New("more than one value")
 	}
 	return string(b), nil
+}
+
+// definitionByReference is Definition built the obvious way: the members marshalled into one
+// object, then put in canonical form by the reference.
+func definitionByReference(d Def) (string, error) {
+	m := map[string]json.RawMessage{}
+	str := func(k, v string) {
+		if v != "" || k == "name" {
+			b, _ := json.Marshal(v)
+			m[k] = b
+		}
+	}
+	str("name", d.Name)
+	str("title", d.Title)
+	str("description", d.Description)
+	for k, v := range map[string]json.RawMessage{"inputSchema": d.InputSchema, "outputSchema": d.OutputSchema, "annotations": d.Annotations} {
+		if v = bytes.TrimSpace(v); len(v) > 0 && string(v) != "null" {
+			if !json.Valid(v) {
+				return "", errors.New("not JSON")
+			}
+			m[k] = v
+		}
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for _, k := range []string{"annotations", "description", "inputSchema", "name", "outputSchema", "title"} {
+		if v, ok := m[k]; ok {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			fmt.Fprintf(&b, "%q:", k)
+			b.Write(v)
+		}
+	}
+	b.WriteByte('}')
+	return referenceCanonical(b.Bytes())
+}
+
+// FuzzDefinition: Definition writes what the reference makes of the same members.
+func FuzzDefinition(f *testing.F) {
+	f.Add("echo", "", "Echo <it> & \x7f\u2028.", `{"type":"object","b":1.50,"a":[true,null]}`, ``, `{"readOnlyHint":true}`)
+	f.Add("t\xff", "T\x01", "", ` { } `, `null`, `{"a":1,"a":2}`)
+	f.Add("", "", "", `[`, `{}`, `"x"`)
+	f.Fuzz(func(t *testing.T, name, title, desc, in, out, ann string) {
+		d := Def{Name: name, Title: title, Description: desc, InputSchema: []byte(in), OutputSchema: []byte(out), Annotations: []byte(ann)}
+		got, err := Definition(d)
+		want, refErr := definitionByReference(d)
+		if (err == nil) != (refErr == nil) || got != want {
+			t.Fatalf("%+v:\nDefinition %q (%v)\nreference  %q (%v)", d, got, err, want, refErr)
+		}
+	})
 }
