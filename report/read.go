@@ -565,13 +565,8 @@ func (rd *reader) finish() {
 	rd.r.Turns = kept
 	for _, b := range rd.r.Broker {
 		for _, t := range rd.r.Turns {
-			if b.Time.Before(t.First) || b.Time.After(t.Last) {
-				continue
-			}
-			for _, p := range t.Providers {
-				if p.ID == b.Provider && p.Calls+p.Refused > 0 {
-					p.Broker++
-				}
+			if p := t.brokerLane(b); p != nil {
+				p.Broker++
 			}
 		}
 	}
@@ -593,22 +588,33 @@ func (r *Report) Rows(t *Turn, fn func(Row) error) error {
 	}
 }
 
-// BrokerFor returns the broker's records that belong on the turn's lanes: those of a
-// provider the turn used, while the turn ran.
+// BrokerFor returns the broker's records that belong on the turn's lanes.
 func (r *Report) BrokerFor(t *Turn) []BrokerEvent {
 	var out []BrokerEvent
 	for _, b := range r.Broker {
-		if b.Time.Before(t.First) || b.Time.After(t.Last) {
-			continue
-		}
-		for _, p := range t.Providers {
-			if p.ID == b.Provider && p.Calls+p.Refused > 0 {
-				out = append(out, b)
-				break
-			}
+		if t.brokerLane(b) != nil {
+			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// brokerLane is the lane of the turn a broker record belongs on: that of its provider when the
+// turn used it (a call or a refusal) while the turn ran, under the turn's project when the
+// record names a share key (a share: project upstream serves one project); nil otherwise.
+func (t *Turn) brokerLane(b BrokerEvent) *Provider {
+	if b.Time.Before(t.First) || b.Time.After(t.Last) {
+		return nil
+	}
+	if b.ShareKey != "" && t.Project != "" && b.ShareKey != t.Project {
+		return nil
+	}
+	for _, p := range t.Providers {
+		if p.ID == b.Provider && p.Calls+p.Refused > 0 {
+			return p
+		}
+	}
+	return nil
 }
 
 func args(rec *record) string {

@@ -114,7 +114,8 @@ func (r *Report) turnText(w *bufio.Writer, p *painter, t *Turn) error {
 		tw.write(w, "  ", nil)
 	}
 	for _, b := range r.BrokerFor(t) {
-		fmt.Fprintf(w, "  broker     %s %s %s (%s) %s\n", b.Time.Format(stamp), b.Event, b.Provider, orNone(b.ShareKey), b.Detail)
+		line := fmt.Sprintf("  broker     %s %s %s (%s) %s", b.Time.Format(stamp), b.Event, b.Provider, orNone(b.ShareKey), b.Detail)
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	if len(t.Writes) > 0 {
 		fmt.Fprintf(w, "  writes\n")
