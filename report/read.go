@@ -230,6 +230,8 @@ func (rd *reader) readFile(name string, in io.Reader) error {
 			rd.trailProblem(at, "a line that is not a record ("+excerpt(err.Error(), 80)+")")
 			continue
 		}
+		// The keys that placed the record are the head's (encoding/json would also take "TURN").
+		rec.Turn, rec.Session, rec.Event = h.turn, h.session, h.event
 		rd.r.Records++
 		rd.turnRecord(at, t, &rec)
 	}

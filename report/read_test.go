@@ -152,3 +152,62 @@ func TestReadErrors(t *testing.T) {
 		t.Errorf("an empty file: %v, %+v", err, r)
 	}
 }
+
+// FuzzReadHead holds readHead to encoding/json: for every JSON object, the keys that place a
+// record read as json.Unmarshal reads them (the last of a duplicated key wins).
+func FuzzReadHead(f *testing.F) {
+	for _, s := range []string{
+		`{"time":"T","event":"e","turn":"t1","session":"s"}`, `{"x":{"turn":"inner"},"turn":"outer"}`,
+		`{"turn":"a","turn":"b"}`, `{"tu\u0072n":"esc\"aped"}`, `{ "broker" : true , "a":[1,{"b":"]"}] }`,
+		`{"s":"}\\","turn":"t"}`, `{"turn":1}`, `{"broker":"true"}`, `[]`, `{}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		var m map[string]json.RawMessage
+		isObject := json.Unmarshal([]byte(s), &m) == nil
+		h, ok := readHead([]byte(s))
+		if ok != isObject {
+			t.Fatalf("readHead(%s): object %v, encoding/json says %v", s, ok, isObject)
+		}
+		if !ok {
+			return
+		}
+		str := func(k string) string {
+			var v string
+			_ = json.Unmarshal(m[k], &v)
+			return v
+		}
+		_, hasTurn := m["turn"]
+		want := head{turn: str("turn"), session: str("session"), time: str("time"), event: str("event"),
+			hasTurn: hasTurn, broker: string(m["broker"]) == "true"}
+		if h != want {
+			t.Fatalf("readHead(%s) = %+v, encoding/json reads %+v", s, h, want)
+		}
+	})
+}
+
+// Colour only when asked (stdout a terminal), and then on what went wrong.
+func TestTextColour(t *testing.T) {
+	t.Parallel()
+	trail := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := audit.Open(trail, "t", "s", nil)
+	must(t, err)
+	must(t, l.Log(audit.Event{Name: audit.EventTurnStarted}))
+	must(t, l.Log(audit.Event{Name: audit.EventRefused, Capability: "p/x", Code: "write-refused", Reason: "\x1b[2Jno"}))
+	r, err := Read([]string{trail}, Filter{})
+	must(t, err)
+	defer r.Close()
+	var plain, colour bytes.Buffer
+	must(t, r.Text(&plain, false))
+	must(t, r.Text(&colour, true))
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Errorf("escapes without a terminal:\n%q", plain.String())
+	}
+	if !strings.Contains(colour.String(), "\x1b[31mwrite-refused\x1b[0m") || strings.Contains(colour.String(), "\x1b[2J") {
+		t.Errorf("the coloured report:\n%q", colour.String())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // maxLine bounds one line held in memory. A longer line (no record the audit package writes
@@ -171,7 +172,7 @@ func unquote(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
+	if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) { // else as encoding/json reads it (U+FFFD)
 		return string(v[1 : len(v)-1])
 	}
 	var s string
@@ -180,7 +181,7 @@ func unquote(v []byte) string {
 }
 
 func unquoteKey(k []byte) []byte {
-	if len(k) >= 2 && bytes.IndexByte(k, '\\') < 0 {
+	if len(k) >= 2 && bytes.IndexByte(k, '\\') < 0 && utf8.Valid(k) {
 		return k[1 : len(k)-1]
 	}
 	return []byte(unquote(k))
