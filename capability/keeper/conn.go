@@ -85,7 +85,7 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	case hello.Protocol != protocol:
 		refuse("protocol " + strconv.Itoa(hello.Protocol) + ", not " + strconv.Itoa(protocol))
 		return
-	case hello.Turn != k.t.Manifest.Turn || hello.Key != k.t.Key:
+	case hello.Turn != k.t.Manifest.Turn || hello.Key != k.t.Key && !hello.Ending:
 		refuse("this keeper serves another turn, manifest or configuration")
 		return
 	}
@@ -98,6 +98,8 @@ func (k *server) serveConn(conn *net.UnixConn) {
 		k.busy()
 		var r response
 		switch {
+		case hello.Ending && req.Op != opStop:
+			r = response{Err: &wireError{Msg: "only stop follows the hello of --end-turn", Keeper: true}}
 		case req.Op == opStart && kp == nil:
 			id = req.Provider
 			kp, r = k.start(id)

@@ -38,7 +38,7 @@ import (
 
 // protocol changes whenever a message changes: a client and a keeper of different
 // builds then do not talk.
-const protocol = 3
+const protocol = 4
 
 // Names in the turn's state directory.
 const (
@@ -72,6 +72,9 @@ type request struct {
 	Protocol int    `json:"protocol,omitempty"`
 	Turn     string `json:"turn,omitempty"`
 	Key      string `json:"key,omitempty"`
+	// Ending: the hello of --end-turn, which reaches every keeper of the turn, whatever
+	// configuration (Key) it serves; such a connection is served stop and nothing else.
+	Ending bool `json:"ending,omitempty"`
 
 	Provider  string          `json:"provider,omitempty"`  // start
 	Name      string          `json:"name,omitempty"`      // call
@@ -132,9 +135,11 @@ func decodeResponse(line []byte) (response, error) {
 
 type wireTool struct {
 	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
 	Input       json.RawMessage `json:"input,omitempty"`
 	Output      json.RawMessage `json:"output,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"` // for the lock's definitions (SPEC 15)
 }
 
 // wireDef is one name asked of the last listing: how many of the listing's tools carry it
@@ -227,7 +232,8 @@ func (w *wireError) err() error {
 func toWireTools(tools []mcpstdio.Tool) []wireTool {
 	out := make([]wireTool, len(tools))
 	for i, t := range tools {
-		out[i] = wireTool{Name: t.Name, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema}
+		out[i] = wireTool{Name: t.Name, Title: t.Title, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema,
+			Annotations: t.Annotations}
 	}
 	return out
 }
@@ -235,7 +241,8 @@ func toWireTools(tools []mcpstdio.Tool) []wireTool {
 func fromWireTools(tools []wireTool) []mcpstdio.Tool {
 	out := make([]mcpstdio.Tool, len(tools))
 	for i, t := range tools {
-		out[i] = mcpstdio.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output}
+		out[i] = mcpstdio.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output,
+			Annotations: t.Annotations}
 	}
 	return out
 }

@@ -1,13 +1,13 @@
 package providers
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/policy"
+	"github.com/spear-shell/spear-shell/policy/lock"
 )
 
 // Settings is what the caller knows of the turn before anything is loaded.
@@ -50,7 +50,8 @@ const TurnEnded = "the turn has ended"
 // Offered is one provider offered to the turn.
 type Offered struct {
 	Config   *policy.Provider
-	ReadOnly bool // general turn: its WRITE tools are hidden
+	ReadOnly bool           // general turn: its WRITE tools are hidden
+	Locked   *lock.Provider // the lock's entry that approves it; nil when no lock governs
 }
 
 // Turn is a turn's provider core as one process loads it: what the turn may reach, where it
@@ -68,10 +69,16 @@ type Turn struct {
 	Audit    *audit.Logger // nil: the trail cannot be written, for the reason AuditErr gives
 	AuditErr error
 	State    *State // nil: the turn's state cannot be kept
-	Offer    policy.Offer
-	Offered  []Offered // in registry order
+	// PerTurn is what is kept per session and turn whatever the configuration (SPEC 12): the
+	// ended mark, the pinned scope, turn_started said once, and the keepers started (turnstate.go).
+	// It is State itself when the manifest names a state_dir; nil exactly when State is.
+	PerTurn *State
+	Offer   policy.Offer
+	Offered []Offered // in registry order
 
-	Key string // session, turn, manifest and configuration, hashed: a keeper serves only its own
+	Key string // session, turn, manifest, configuration and lock, hashed: a keeper serves only its own
+
+	Lock *Lock // the operator's lock (lock.go)
 
 	scopePin string // the turn's pinned workspace and project (scope.go), once known
 
@@ -113,20 +120,22 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		}
 		for i := range reg.Providers {
 			if p := &reg.Providers[i]; p.ID == d.Provider {
-				t.Offered = append(t.Offered, Offered{Config: p, ReadOnly: d.ReadOnly})
+				entry, _ := t.Lock.Entry(p)
+				t.Offered = append(t.Offered, Offered{Config: p, ReadOnly: d.ReadOnly, Locked: entry})
 			}
 		}
 	}
 
 	ended := false
-	if t.State != nil {
-		_, ended, _ = t.State.Read(EndedFact)
+	if t.PerTurn != nil {
+		_, ended, _ = t.PerTurn.Read(EndedFact)
 	}
 	if early != nil && stErr == nil && t.Audit != nil && !ended {
 		early(t)
 	}
 	if t.State != nil && !s.Keeper {
 		t.onceEvents(r.regErr)
+		t.recordLock()
 	}
 	switch {
 	case ended:
@@ -140,7 +149,8 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		if !s.Keeper && t.State.Once(FamilyFact+"-none") {
 			_ = t.Log(audit.Event{Name: audit.EventFamilySelected, Mode: "none",
 				Reason: t.Offer.Reason, Fields: map[string]any{
-					"project": t.Offer.Project, "providers": DecisionsField(t.Offer.Decisions), "family": []string{}}})
+					"project": t.Offer.Project, "providers": DecisionsField(t.Offer.Decisions), "family": []string{},
+					"lock": t.Lock.LockField()}})
 		}
 	}
 	return t
@@ -206,20 +216,16 @@ func resolve(s Settings) (*Turn, resolved) {
 	t.Registry = reg
 	t.Redactor = audit.NewRedactor(reg.Secrets())
 
-	var stErr error
 	projects, caps := reg.Sources()
-	t.Key = stateKey(man.Session, man.Turn, man.Source, projects, caps)
-	if man.StateDir != "" {
-		t.State, stErr = openState(man.StateDir, "")
-	} else {
-		if parent := s.StateParent; parent == "" {
-			stErr = errors.New("no state parent: set XDG_RUNTIME_DIR or HOME")
-		} else {
-			t.State, stErr = openState(filepath.Join(parent, t.Key), parent)
-		}
+	t.Lock = ReadLock(LockPath(getenv), reg.LockRequired, s.CheckTrusted, t.writableRoots())
+	keyed := [][]byte{man.Source, projects, caps}
+	if t.Lock.Governs() {
+		keyed = append(keyed, []byte("lock:"+t.Lock.Hash)) // a new lock is new turn state (SPEC 15)
 	}
+	t.Key = stateKey(man.Session, man.Turn, keyed...)
+	stErr := t.openStates()
 
-	t.Offer = reg.Offer(man)
+	t.Offer = t.Lock.Gate(reg.Offer(man), reg)
 	scopeChanged := ""
 	// A registry that cannot be used resolves no project: that is not the turn's scope, and is
 	// neither pinned nor compared (the offer is empty anyway, for that reason).
@@ -243,7 +249,7 @@ func (t *Turn) Provider(id string) (Offered, bool) {
 
 // onceEvents records the turn-level facts once per turn, whichever process comes first.
 func (t *Turn) onceEvents(regErr error) {
-	if t.State.Once(audit.EventTurnStarted) {
+	if t.PerTurn.Once(audit.EventTurnStarted) {
 		f := map[string]any{
 			"isolated": t.Settings.Isolated, "isolation": t.Settings.Isolation, "task": t.Manifest.Task,
 			"workspace": t.Manifest.Workspace, "project": t.Offer.Project, "permission_mode": t.Manifest.PermissionMode,

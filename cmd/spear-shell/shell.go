@@ -64,6 +64,8 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		}
 		fmt.Fprint(stdout, dynamicWarning())
 		return code
+	case "lock":
+		return capability.Lock(ctx, ts, a.IDs, a.Diff, stdout, stderr)
 	case "end-turn":
 		code := keeper.EndTurn(ts.Settings, stderr)
 		if code == 0 && rs != nil && rs.Boundary != nil {
