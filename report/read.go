@@ -188,52 +188,53 @@ func (rd *reader) readFile(name string, in io.Reader) error {
 		if !ok {
 			return nil
 		}
-		at := where{filepath.Base(name), lr.n}.String()
+		n := lr.n
+		at := func() string { return where{filepath.Base(name), n}.String() }
 		if lr.long > 0 {
-			rd.trailProblem(at, fmt.Sprintf("a line of %d bytes, longer than the report reads (%d)", lr.long, maxLine))
+			rd.trailProblem(at(), fmt.Sprintf("a line of %d bytes, longer than the report reads (%d)", lr.long, maxLine))
 			continue
 		}
 		if len(line) == 0 {
 			continue
 		}
 		if !json.Valid(line) {
-			rd.trailProblem(at, "a line that is not JSON: "+excerpt(string(line), 80))
+			rd.trailProblem(at(), "a line that is not JSON: "+excerpt(string(line), 80))
 			continue
 		}
 		h, isObject := readHead(line)
 		switch {
 		case !isObject:
-			rd.trailProblem(at, "a line that is not a record (not a JSON object)")
+			rd.trailProblem(at(), "a line that is not a record (not a JSON object)")
 			continue
-		case h.event == "" || h.time == "":
-			rd.trailProblem(at, "a line that is not a record (no event or time)")
+		case unquote(h.event) == "" || len(h.time) < 3:
+			rd.trailProblem(at(), "a line that is not a record (no event or time)")
 			continue
 		case h.broker:
 			rd.r.Records++
-			rd.brokerRecord(at, line)
+			rd.brokerRecord(at(), line)
 			continue
 		case !h.hasTurn:
-			rd.trailProblem(at, "a line that is not a record (no turn, and not the broker's)")
+			rd.trailProblem(at(), "a line that is not a record (no turn, and not the broker's)")
 			continue
 		}
-		if rd.f.Turn != "" && h.turn != rd.f.Turn || rd.f.Session != "" && h.session != rd.f.Session {
+		if rd.f.Turn != "" && !is(h.turn, rd.f.Turn) || rd.f.Session != "" && !is(h.session, rd.f.Session) {
 			rd.r.Records++
 			continue
 		}
-		t, err := time.Parse(time.RFC3339Nano, h.time)
+		t, err := time.Parse(time.RFC3339Nano, unquote(h.time))
 		if err != nil {
-			rd.trailProblem(at, "a line that is not a record (its time is not RFC 3339: "+excerpt(h.time, 40)+")")
+			rd.trailProblem(at(), "a line that is not a record (its time is not RFC 3339: "+excerpt(unquote(h.time), 40)+")")
 			continue
 		}
 		var rec record
 		if err := json.Unmarshal(line, &rec); err != nil {
-			rd.trailProblem(at, "a line that is not a record ("+excerpt(err.Error(), 80)+")")
+			rd.trailProblem(at(), "a line that is not a record ("+excerpt(err.Error(), 80)+")")
 			continue
 		}
 		// The keys that placed the record are the head's (encoding/json would also take "TURN").
-		rec.Turn, rec.Session, rec.Event = h.turn, h.session, h.event
+		rec.Turn, rec.Session, rec.Event = unquote(h.turn), unquote(h.session), unquote(h.event)
 		rd.r.Records++
-		rd.turnRecord(at, t, &rec)
+		rd.turnRecord(at(), t, &rec)
 	}
 }
 

@@ -13,30 +13,40 @@ import (
 	"github.com/spear-shell/spear-shell/audit"
 )
 
+// headStrings is a head's values read as strings, for comparing.
+type headStrings struct {
+	turn, session, time, event string
+	hasTurn, broker            bool
+}
+
+func (h head) strings() headStrings {
+	return headStrings{unquote(h.turn), unquote(h.session), unquote(h.time), unquote(h.event), h.hasTurn, h.broker}
+}
+
 // readHead reads the keys that place a record as encoding/json would, skipping nested ones.
 func TestReadHead(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		line string
-		want head
+		want headStrings
 		ok   bool
 	}{
-		{`{"time":"T","event":"e","turn":"t1","session":"s"}`, head{turn: "t1", session: "s", time: "T", event: "e", hasTurn: true}, true},
-		{`{"x":{"turn":"inner"},"turn":"outer"}`, head{turn: "outer", hasTurn: true}, true},
-		{`{"turn":"a","turn":"b"}`, head{turn: "b", hasTurn: true}, true},
-		{`{"tu\u0072n":"esc\"aped"}`, head{turn: `esc"aped`, hasTurn: true}, true},
-		{`{ "broker" : true , "provider":"p", "a":[1,{"b":"]"}] }`, head{broker: true}, true},
-		{`{"s":"}\\","turn":"t"}`, head{turn: "t", hasTurn: true}, true},
-		{`[1,2]`, head{}, false},
-		{`"turn"`, head{}, false},
+		{`{"time":"T","event":"e","turn":"t1","session":"s"}`, headStrings{turn: "t1", session: "s", time: "T", event: "e", hasTurn: true}, true},
+		{`{"x":{"turn":"inner"},"turn":"outer"}`, headStrings{turn: "outer", hasTurn: true}, true},
+		{`{"turn":"a","turn":"b"}`, headStrings{turn: "b", hasTurn: true}, true},
+		{`{"tu\u0072n":"esc\"aped"}`, headStrings{turn: `esc"aped`, hasTurn: true}, true},
+		{`{ "broker" : true , "provider":"p", "a":[1,{"b":"]"}] }`, headStrings{broker: true}, true},
+		{`{"s":"}\\","turn":"t"}`, headStrings{turn: "t", hasTurn: true}, true},
+		{`[1,2]`, headStrings{}, false},
+		{`"turn"`, headStrings{}, false},
 	}
 	for _, c := range cases {
 		var v any
 		if err := json.Unmarshal([]byte(c.line), &v); err != nil {
 			t.Fatalf("%s: not JSON: %v", c.line, err)
 		}
-		got, ok := readHead([]byte(c.line))
-		if got != c.want || ok != c.ok {
+		h, ok := readHead([]byte(c.line))
+		if got := h.strings(); got != c.want || ok != c.ok {
 			t.Errorf("readHead(%s) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
 		}
 	}
@@ -169,7 +179,8 @@ func FuzzReadHead(f *testing.F) {
 		}
 		var m map[string]json.RawMessage
 		isObject := json.Unmarshal([]byte(s), &m) == nil
-		h, ok := readHead([]byte(s))
+		hd, ok := readHead([]byte(s))
+		h := hd.strings()
 		if ok != isObject {
 			t.Fatalf("readHead(%s): object %v, encoding/json says %v", s, ok, isObject)
 		}
@@ -182,10 +193,15 @@ func FuzzReadHead(f *testing.F) {
 			return v
 		}
 		_, hasTurn := m["turn"]
-		want := head{turn: str("turn"), session: str("session"), time: str("time"), event: str("event"),
+		want := headStrings{turn: str("turn"), session: str("session"), time: str("time"), event: str("event"),
 			hasTurn: hasTurn, broker: string(m["broker"]) == "true"}
 		if h != want {
 			t.Fatalf("readHead(%s) = %+v, encoding/json reads %+v", s, h, want)
+		}
+		for _, k := range []string{"turn", "session"} {
+			if v := str(k); !is(map[string][]byte{"turn": hd.turn, "session": hd.session}[k], v) {
+				t.Fatalf("is(%s, %q) = false", k, v)
+			}
 		}
 	})
 }
