@@ -284,7 +284,6 @@ func (rd *reader) turn(rec *record, at string, t time.Time) *Turn {
 	tn := rd.turns[key]
 	if tn == nil {
 		tn = &Turn{Session: rec.Session, Turn: rec.Turn, First: t, Last: t, firstAt: at, maxTime: t, maxTimeAt: at,
-			Exposed: map[string]int{}, Decisions: map[string]int{}, Keeper: map[string]int{}, Other: map[string]int{},
 			rows: rd.r.spool.stream()}
 		rd.turns[key] = tn
 		rd.r.Turns = append(rd.r.Turns, tn)
@@ -352,11 +351,7 @@ func (t *Turn) providerOf(rec *record) string {
 }
 
 func (t *Turn) decide(code string) {
-	if _, ok := t.Decisions[code]; ok || len(t.Decisions) < maxCodes {
-		t.Decisions[code]++
-	} else {
-		t.Decisions["(other codes)"]++
-	}
+	count(&t.Decisions, code, maxCodes, "(other codes)")
 }
 
 func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
@@ -399,9 +394,7 @@ func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 		if rec.Face != "" {
 			via = rec.Face + " " + via
 		}
-		if _, ok := t.Exposed[via]; ok || len(t.Exposed) < 16 {
-			t.Exposed[excerpt(via, 40)]++
-		}
+		count(&t.Exposed, excerpt(via, 40), 16, "(other)")
 	case audit.EventSearched:
 		t.Searches++
 		base.Kind = "search"
@@ -443,7 +436,7 @@ func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 		base.Detail = excerpt(rec.Reason, textExcerpt)
 		rd.row(t, base)
 	case audit.EventKeeperStarted, audit.EventKeeperEnded, audit.EventKeeperUnavailable:
-		t.Keeper[rec.Event]++
+		count(&t.Keeper, rec.Event, 3, "")
 		base.Kind, base.Decision, base.Detail = "keeper", rec.Event, excerpt(rec.Reason, textExcerpt)
 		rd.row(t, base)
 	case audit.EventTurnEnded:
@@ -455,13 +448,26 @@ func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 		rd.row(t, base)
 	default:
 		name := excerpt(rec.Event, 40)
-		if _, ok := t.Other[name]; ok || len(t.Other) < 32 {
-			t.Other[name]++
-		}
+		count(&t.Other, name, 32, "(other events)")
 		base.Kind, base.Decision = "event", name
 		base.Detail = excerpt(rec.Reason+rec.Code, textExcerpt)
 		rd.row(t, base)
 	}
+}
+
+// count adds one to m[k], making m when it is nil (most turns need few of their maps); past
+// limit keys, new ones are counted under other (or not at all when other is "").
+func count(m *map[string]int, k string, limit int, other string) {
+	if *m == nil {
+		*m = map[string]int{}
+	}
+	if _, ok := (*m)[k]; !ok && len(*m) >= limit {
+		if other == "" {
+			return
+		}
+		k = other
+	}
+	(*m)[k]++
 }
 
 func (t *Turn) write(w Write) {

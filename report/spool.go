@@ -30,7 +30,7 @@ type stream struct {
 type chunk struct{ off, n int64 }
 
 // spoolBudget is the rows a report holds in memory before it spills them (a variable for tests).
-var spoolBudget = 8 << 20
+var spoolBudget = 4 << 20
 
 func newSpool(budget int) *spool { return &spool{budget: budget} }
 
@@ -74,7 +74,7 @@ func (sp *spool) spill() {
 		st.chunks = append(st.chunks, chunk{sp.size, int64(len(st.buf))})
 		sp.size += int64(len(st.buf))
 		sp.held -= len(st.buf)
-		st.buf = st.buf[:0:0]
+		st.buf = nil // not buf[:0:0], which would keep the array alive
 	}
 }
 
