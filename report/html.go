@@ -104,10 +104,9 @@ func (r *Report) HTML(w io.Writer) error {
 	if err := page.ExecuteTemplate(bw, "head", r); err != nil {
 		return err
 	}
-	for i, t := range r.Turns {
-		if err := r.turnHTML(bw, i, t); err != nil {
-			return err
-		}
+	i := 0
+	if err := r.Each(func(t *Turn) error { i++; return r.turnHTML(bw, i-1, t) }); err != nil {
+		return err
 	}
 	if err := page.ExecuteTemplate(bw, "foot", r); err != nil {
 		return err

@@ -40,7 +40,7 @@ const (
 type Report struct {
 	Files     []string
 	Records   int64
-	Turns     []*Turn
+	slots     []*slot   // the selected turns, in the order they first appear
 	Problems  []Problem // the trail's own: lines that are not records
 	More      int       // problems of the trail not listed
 	Broker    []BrokerEvent
@@ -87,6 +87,7 @@ type Turn struct {
 	maxTimeAt string
 	rows      *stream
 	nrows     int
+	settled   bool // settle ran
 }
 
 // Provider is one provider as the turn met it.
@@ -97,7 +98,6 @@ type Provider struct {
 	Calls, Refused, Failed int // calls made, refusals naming it, calls that did not end ok
 	Failures               int // provider_failed records of the turn (the keeper's among them)
 	Broker                 int // broker records placed on this lane
-	first, last            time.Time
 }
 
 // Write is one WRITE capability's call or refusal, with who let it through.
@@ -130,7 +130,7 @@ type BrokerEvent struct {
 }
 
 type pending struct {
-	turn *Turn
+	slot *slot
 	row  Row
 	el   *list.Element
 }
@@ -139,7 +139,9 @@ type pending struct {
 type reader struct {
 	f       Filter
 	r       *Report
-	turns   map[string]*Turn
+	turns   map[string]*slot
+	live    *list.List // slots whose summary is in memory, most recently used first
+	cur     *slot      // the slot of the record being read: never retired under it
 	pending map[string]*pending
 	order   *list.List // pending audit ids, oldest first
 }
@@ -150,7 +152,8 @@ func Read(files []string, f Filter) (*Report, error) {
 	rd := &reader{
 		f:       f,
 		r:       &Report{Generated: time.Now().UTC(), spool: newSpool(spoolBudget)},
-		turns:   map[string]*Turn{},
+		turns:   map[string]*slot{},
+		live:    list.New(),
 		pending: map[string]*pending{},
 		order:   list.New(),
 	}
@@ -281,12 +284,17 @@ func (rd *reader) brokerRecord(at string, line []byte) {
 
 func (rd *reader) turn(rec *record, at string, t time.Time) *Turn {
 	key := rec.Session + "\x00" + rec.Turn
-	tn := rd.turns[key]
-	if tn == nil {
-		tn = &Turn{Session: rec.Session, Turn: rec.Turn, First: t, Last: t, firstAt: at, maxTime: t, maxTimeAt: at,
-			rows: rd.r.spool.stream()}
-		rd.turns[key] = tn
-		rd.r.Turns = append(rd.r.Turns, tn)
+	sl := rd.turns[key]
+	if sl == nil {
+		sl = &slot{rows: rd.r.spool.stream()}
+		sl.t = &Turn{Session: rec.Session, Turn: rec.Turn, First: t, Last: t, firstAt: at, maxTime: t, maxTimeAt: at, rows: sl.rows}
+		rd.turns[key] = sl
+		rd.r.slots = append(rd.r.slots, sl)
+	}
+	rd.cur = sl
+	tn := rd.wake(sl)
+	if t.After(sl.last) {
+		sl.last = t
 	}
 	if t.Before(tn.First) {
 		tn.First = t
@@ -304,34 +312,23 @@ func (rd *reader) turn(rec *record, at string, t time.Time) *Turn {
 	return tn
 }
 
-func (t *Turn) provider(id string, when time.Time) *Provider {
+func (t *Turn) provider(id string, _ time.Time) *Provider {
 	if id == "" {
 		return nil
 	}
 	for _, p := range t.Providers {
 		if p.ID == id {
-			p.seen(when)
 			return p
 		}
 	}
 	if len(t.Providers) >= maxProviders {
 		p := t.Providers[len(t.Providers)-1]
 		p.ID = "(more providers)"
-		p.seen(when)
 		return p
 	}
-	p := &Provider{ID: id, first: when, last: when}
+	p := &Provider{ID: id}
 	t.Providers = append(t.Providers, p)
 	return p
-}
-
-func (p *Provider) seen(t time.Time) {
-	if t.Before(p.first) {
-		p.first = t
-	}
-	if t.After(p.last) {
-		p.last = t
-	}
 }
 
 // providerOf is the provider a record concerns: its own field, else its capability's prefix
@@ -414,7 +411,7 @@ func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 		base.Decision = excerpt(rec.Decision+rec.Code, 40)
 		rd.row(t, base)
 	case audit.EventInvoked:
-		rd.invoked(t, at, rec, base)
+		rd.invoked(t, rd.cur, at, rec, base)
 	case audit.EventRefused:
 		t.Refused++
 		code := excerpt(rec.Code, 40)
@@ -480,7 +477,7 @@ func (t *Turn) write(w Write) {
 
 // invoked pairs a call's intent with its outcome by audit id; the row is written at the
 // outcome, with the intent's arguments and time.
-func (rd *reader) invoked(t *Turn, at string, rec *record, base Row) {
+func (rd *reader) invoked(t *Turn, sl *slot, at string, rec *record, base Row) {
 	id := rec.AuditID
 	switch rec.Phase {
 	case "intent":
@@ -496,7 +493,7 @@ func (rd *reader) invoked(t *Turn, at string, rec *record, base Row) {
 		if rd.order.Len() >= maxPending {
 			rd.noOutcome(rd.pending[rd.order.Front().Value.(string)])
 		}
-		p := &pending{turn: t, row: base}
+		p := &pending{slot: sl, row: base}
 		p.el = rd.order.PushBack(id)
 		rd.pending[id] = p
 	default: // the outcome
@@ -505,7 +502,7 @@ func (rd *reader) invoked(t *Turn, at string, rec *record, base Row) {
 			code = "ok"
 		}
 		p := rd.pending[id]
-		if p == nil || p.turn != t {
+		if p == nil || p.slot != sl {
 			t.problem(at, "an outcome whose audit id matches no intent: "+excerpt(id, 64))
 			t.decide(code)
 			base.Kind, base.Decision, base.AuditID = "call", code, excerpt(id, 64)
@@ -540,9 +537,10 @@ func (rd *reader) called(t *Turn, row Row) {
 func (rd *reader) noOutcome(p *pending) {
 	rd.order.Remove(p.el)
 	delete(rd.pending, p.row.AuditID)
-	p.turn.problem(p.row.At, "an intent without its outcome (the call never ended: a process killed mid-call?): "+p.row.AuditID)
+	t := rd.wake(p.slot)
+	t.problem(p.row.At, "an intent without its outcome (the call never ended: a process killed mid-call?): "+p.row.AuditID)
 	p.row.Decision = "no-outcome"
-	rd.called(p.turn, p.row)
+	rd.called(t, p.row)
 }
 
 func (rd *reader) row(t *Turn, r Row) {
@@ -555,30 +553,91 @@ func (rd *reader) row(t *Turn, r Row) {
 }
 
 // finish settles what only the end of the trail shows: intents left without outcome, turns
-// without turn_started, turns outside --since.
+// outside --since. The rest is settled as each turn is shown (settle).
 func (rd *reader) finish() {
+	rd.cur = nil
 	for rd.order.Len() > 0 {
 		rd.noOutcome(rd.pending[rd.order.Front().Value.(string)])
 	}
-	kept := rd.r.Turns[:0]
-	for _, t := range rd.r.Turns {
-		if !rd.f.Since.IsZero() && t.Last.Before(rd.f.Since) {
-			continue
-		}
-		if t.Started == 0 {
-			t.problem(t.firstAt, "a turn without turn_started (its first record is here)")
-		}
-		slices.SortStableFunc(t.Problems, func(a, b Problem) int { return strings.Compare(a.At, b.At) })
-		kept = append(kept, t)
+	if !rd.f.Since.IsZero() {
+		rd.r.slots = slices.DeleteFunc(rd.r.slots, func(sl *slot) bool { return sl.last.Before(rd.f.Since) })
 	}
-	rd.r.Turns = kept
-	for _, b := range rd.r.Broker {
-		for _, t := range rd.r.Turns {
-			if p := t.brokerLane(b); p != nil {
-				p.Broker++
+}
+
+// settle adds to a turn what needs the whole trail: a missing turn_started, the problems in
+// the trail's order, the broker's records on its lanes.
+func (r *Report) settle(t *Turn) {
+	if t.settled {
+		return
+	}
+	t.settled = true
+	if t.Started == 0 {
+		t.problem(t.firstAt, "a turn without turn_started (its first record is here)")
+	}
+	slices.SortStableFunc(t.Problems, func(a, b Problem) int { return r.compareAt(a.At, b.At) })
+	for _, b := range r.Broker {
+		if p := t.brokerLane(b); p != nil {
+			p.Broker++
+		}
+	}
+}
+
+// compareAt orders two file:line places as the trail was read: by file, then by line.
+func (r *Report) compareAt(a, b string) int {
+	fa, la := splitAt(a)
+	fb, lb := splitAt(b)
+	if fa != fb {
+		return cmpIndex(r.fileIndex(fa), r.fileIndex(fb))
+	}
+	return cmpIndex(la, lb)
+}
+
+func splitAt(at string) (string, int) {
+	i := strings.LastIndexByte(at, ':')
+	n := 0
+	fmt.Sscan(at[i+1:], &n)
+	return at[:max(i, 0)], n
+}
+
+func (r *Report) fileIndex(base string) int {
+	for i, f := range r.Files {
+		if filepath.Base(f) == base {
+			return i
+		}
+	}
+	return len(r.Files)
+}
+
+func cmpIndex(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Turns is how many turns the report covers.
+func (r *Report) Turns() int { return len(r.slots) }
+
+// Each calls fn with each turn the report covers, in the order the turns first appear; a turn
+// retired to the spool is read back for the call and let go after it.
+func (r *Report) Each(fn func(*Turn) error) error {
+	for _, sl := range r.slots {
+		t := sl.t
+		if t == nil {
+			var err error
+			if t, err = r.load(sl); err != nil {
+				return err
 			}
 		}
+		r.settle(t)
+		if err := fn(t); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // Rows calls fn with each of the turn's rows in the order they were decided.

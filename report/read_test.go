@@ -158,7 +158,7 @@ func TestReadErrors(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty")
 	must(t, os.WriteFile(empty, nil, 0o600))
 	r, err := Read([]string{empty}, Filter{})
-	if err != nil || len(r.Turns) != 0 || r.Records != 0 {
+	if err != nil || r.Turns() != 0 || r.Records != 0 {
 		t.Errorf("an empty file: %v, %+v", err, r)
 	}
 }
@@ -225,5 +225,58 @@ func TestTextColour(t *testing.T) {
 	}
 	if !strings.Contains(colour.String(), "\x1b[31mwrite-refused\x1b[0m") || strings.Contains(colour.String(), "\x1b[2J") {
 		t.Errorf("the coloured report:\n%q", colour.String())
+	}
+}
+
+// More turns than are kept in memory, written through the audit package: early turns get
+// records again after they were retired (their calls' outcomes included), and the report is
+// the one made with every turn in memory.
+func TestRetiredTurns(t *testing.T) {
+	trail := filepath.Join(t.TempDir(), "audit.jsonl")
+	const turns = 40
+	var loggers [turns]*audit.Logger
+	for i := range loggers {
+		l, err := audit.Open(trail, fmt.Sprintf("t%02d", i), "s", nil)
+		must(t, err)
+		loggers[i] = l
+		if i%7 != 3 { // some turns have no turn_started
+			must(t, l.Log(audit.Event{Name: audit.EventTurnStarted, Fields: map[string]any{"isolated": i%2 == 0}}))
+		}
+	}
+	ids := make([]string, turns)
+	for round := range 3 {
+		for i, l := range loggers {
+			if round < 2 {
+				ids[i] = audit.NewAuditID()
+				must(t, l.Log(audit.Event{Name: audit.EventInvoked, Provider: "p", Capability: "p/w", Class: "WRITE", AuditID: ids[i],
+					Args: json.RawMessage(fmt.Sprintf(`{"round":%d}`, round)), Fields: map[string]any{"phase": "intent", "approval": "approved"}}))
+				must(t, l.Log(audit.Event{Name: audit.EventRefused, Provider: "p", Capability: "p/x", Code: "not-described"}))
+			}
+			if round > 0 && i%5 != 0 { // every fifth turn's last call never ends
+				must(t, l.Log(audit.Event{Name: audit.EventInvoked, Provider: "p", Capability: "p/w", Class: "WRITE", AuditID: ids[i], Code: "ok",
+					Duration: time.Millisecond, Fields: map[string]any{"phase": "outcome"}}))
+			}
+		}
+	}
+	report := func(live, budget int) string {
+		maxLive, spoolBudget = live, budget
+		defer func() { maxLive, spoolBudget = 256, 4<<20 }()
+		r, err := Read([]string{trail}, Filter{})
+		must(t, err)
+		defer r.Close()
+		var b, h bytes.Buffer
+		must(t, r.Text(&b, false))
+		must(t, r.HTML(&h))
+		return b.String() + h.String()[strings.Index(h.String(), "<section"):]
+	}
+	all, few := report(1000, 4<<20), report(3, 200)
+	if all != few {
+		t.Fatalf("with 3 turns in memory the report differs:\n%s\n---\n%s", few, all)
+	}
+	for _, want := range []string{"40 turns", "turn t39  session s", "does not add up in this turn: 2", "a turn without turn_started",
+		"an intent without its outcome", "an outcome whose audit id matches no intent", "decisions: no-outcome 1, not-described 2, ok 2"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }

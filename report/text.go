@@ -17,12 +17,10 @@ import (
 func (r *Report) Text(w io.Writer, color bool) error {
 	bw := bufio.NewWriter(w)
 	p := &painter{color: color}
-	fmt.Fprintf(bw, "%s %s: %d records, %d turns\n", p.bold("audit"), strings.Join(cleanAll(r.Files), ", "), r.Records, len(r.Turns))
+	fmt.Fprintf(bw, "%s %s: %d records, %d turns\n", p.bold("audit"), strings.Join(cleanAll(r.Files), ", "), r.Records, r.Turns())
 	r.problemsText(bw, p, "the trail", r.Problems, r.More)
-	for _, t := range r.Turns {
-		if err := r.turnText(bw, p, t); err != nil {
-			return err
-		}
+	if err := r.Each(func(t *Turn) error { return r.turnText(bw, p, t) }); err != nil {
+		return err
 	}
 	return bw.Flush()
 }
