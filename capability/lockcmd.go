@@ -154,6 +154,14 @@ func Lock(ctx context.Context, s Settings, ids []string, diff bool, stdout, stde
 		fmt.Fprintf(stderr, "spear-shell: --lock: the configuration cannot be used: %v\n", err)
 		return 2
 	}
+	if !diff {
+		release, err := lock.Hold(o.lockPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "spear-shell: --lock: %v\n", err)
+			return 2
+		}
+		defer release()
+	}
 	lk := o.readLock()
 	var lf *lock.File
 	switch {
