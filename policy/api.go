@@ -59,6 +59,8 @@ type Registry struct {
 	// PromptDirs are the capabilities file's prompt directories (SPEC 2.3), served by the MCP
 	// face only; the face checks that each is trusted before it reads it.
 	PromptDirs []string
+	// LockRequired: "lock": "required" (SPEC 15), a missing lock file gives no providers.
+	LockRequired bool
 
 	secrets []string
 	// The bytes of projects.json and of the capabilities file as read (nil: not read).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -47,13 +48,13 @@ func readable(s string) bool {
 
 // topArray decodes `{"<key>": [ ... ]}` exactly; anything else is a file-level problem.
 func topArray(file string, data []byte, key string) ([]json.RawMessage, *Problem) {
-	elems, _, problem := topArrayWith(file, data, key, "")
+	elems, _, problem := topArrayWith(file, data, key)
 	return elems, problem
 }
 
-// topArrayWith is topArray for a file whose top level may also hold one optional key, whose
-// value (nil when absent) it returns as it is.
-func topArrayWith(file string, data []byte, key, optional string) ([]json.RawMessage, json.RawMessage, *Problem) {
+// topArrayWith is topArray for a file whose top level may also hold optional keys, whose
+// values (absent: not in the map) it returns as they are.
+func topArrayWith(file string, data []byte, key string, optional ...string) ([]json.RawMessage, map[string]json.RawMessage, *Problem) {
 	members, err := decodeObject(data)
 	var dup *dupKeyError
 	if errors.As(err, &dup) {
@@ -62,17 +63,20 @@ func topArrayWith(file string, data []byte, key, optional string) ([]json.RawMes
 	if err != nil {
 		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v: want {%q: [...]}", err, key)}
 	}
-	var arr, opt json.RawMessage
+	var arr json.RawMessage
+	opt := map[string]json.RawMessage{}
 	for _, m := range members {
 		switch {
 		case m.key == key:
 			arr = m.val
-		case optional != "" && m.key == optional:
-			opt = m.val
-		case optional != "":
-			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q and %q", m.key, key, optional)}
+		case slices.Contains(optional, m.key):
+			opt[m.key] = m.val
 		default:
-			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q", m.key, key)}
+			want := make([]string, 0, 1+len(optional))
+			for _, k := range append([]string{key}, optional...) {
+				want = append(want, strconv.Quote(k))
+			}
+			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %s", m.key, strings.Join(want, ", "))}
 		}
 	}
 	if arr == nil {

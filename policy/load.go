@@ -128,6 +128,7 @@ func Load(p Paths) (*Registry, error) {
 	reg.Problems = append(projProblems, pr.problems...)
 	reg.Rejected = pr.rejected
 	reg.PromptDirs = pr.prompts
+	reg.LockRequired = pr.lockRequired
 	return reg, nil
 }
 

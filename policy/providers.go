@@ -25,6 +25,8 @@ type providersResult struct {
 	secrets   []string
 	fatal     *Problem
 	prompts   []string // the prompt directories (SPEC 2.3, 13)
+
+	lockRequired bool // "lock": "required" (SPEC 15)
 }
 
 // parseProviders validates capabilities.json (file; home is SPEAR_HOME). command[0] is
@@ -32,7 +34,7 @@ type providersResult struct {
 // which the agent may shape.
 func parseProviders(file, home string, data []byte) providersResult {
 	var res providersResult
-	elems, promptsRaw, fatal := topArrayWith(file, data, "providers", "prompts")
+	elems, top, fatal := topArrayWith(file, data, "providers", "prompts", "lock")
 	if fatal != nil {
 		res.fatal = fatal
 		// Secrets are still collected when the file's top level is wrong but it is
@@ -91,10 +93,21 @@ func parseProviders(file, home string, data []byte) providersResult {
 		res.providers = append(res.providers, provs[i])
 	}
 	res.secrets = sortSecrets(secrets)
-	if promptsRaw != nil {
+	if raw := top["prompts"]; raw != nil {
 		var p *Problem
-		if res.prompts, p = parsePrompts(file, promptsRaw); p != nil {
+		if res.prompts, p = parsePrompts(file, raw); p != nil {
 			res.problems = append(res.problems, p)
+		}
+	}
+	if raw := top["lock"]; raw != nil {
+		// Only "required" is known. Anything else is a problem and read as required: a typo
+		// must not turn the lock off (SPEC 15).
+		res.lockRequired = true
+		if v, why := asString(raw); why != "" || v != "required" {
+			if why == "" {
+				why = fmt.Sprintf(`must be "required", not %q`, v)
+			}
+			res.problems = append(res.problems, &Problem{File: file, Entry: "lock", Key: "lock", Msg: why + " (read as required)"})
 		}
 	}
 	return res

@@ -7,9 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -25,11 +24,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // buildFake builds testdata/fakeprovider for one test.
 func buildFake(t *testing.T) string {
 	t.Helper()
-	_, self, _, _ := runtime.Caller(0)
 	bin := filepath.Join(t.TempDir(), "fakeprovider")
-	src := filepath.Join(filepath.Dir(self), "..", "..", "testdata", "fakeprovider")
-	if out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("build fakeprovider: %v\n%s", err, out)
+	if err := testkit.Build(bin, "./testdata/fakeprovider"); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

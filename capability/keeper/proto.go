@@ -135,9 +135,11 @@ func decodeResponse(line []byte) (response, error) {
 
 type wireTool struct {
 	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
 	Input       json.RawMessage `json:"input,omitempty"`
 	Output      json.RawMessage `json:"output,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"` // for the lock's definitions (SPEC 15)
 }
 
 // wireDef is one name asked of the last listing: how many of the listing's tools carry it
@@ -230,7 +232,8 @@ func (w *wireError) err() error {
 func toWireTools(tools []mcpstdio.Tool) []wireTool {
 	out := make([]wireTool, len(tools))
 	for i, t := range tools {
-		out[i] = wireTool{Name: t.Name, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema}
+		out[i] = wireTool{Name: t.Name, Title: t.Title, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema,
+			Annotations: t.Annotations}
 	}
 	return out
 }
@@ -238,7 +241,8 @@ func toWireTools(tools []mcpstdio.Tool) []wireTool {
 func fromWireTools(tools []wireTool) []mcpstdio.Tool {
 	out := make([]mcpstdio.Tool, len(tools))
 	for i, t := range tools {
-		out[i] = mcpstdio.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output}
+		out[i] = mcpstdio.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output,
+			Annotations: t.Annotations}
 	}
 	return out
 }

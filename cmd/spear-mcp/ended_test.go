@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // An ended turn stays ended through the face too (SPEC 12, 13), with three real servers (npm):
@@ -30,8 +32,8 @@ func TestFaceEndedStaysEnded(t *testing.T) {
 	}
 	c1, c2 := caps(""), caps(`, "timeout": 45`)
 	fx := newFixture(t, c1, map[string]any{}, nil)
-	servers := func() []int { return livePids(mods, fx.dir) }
-	keepers := func() []int { return livePids("--spear-keeper", fx.dir) }
+	servers := func() []int { return testkit.LivePids(mods, fx.dir) }
+	keepers := func() []int { return testkit.LivePids("--spear-keeper", fx.dir) }
 	search := func(f *face) string {
 		return show(f.call(t, "spear_search", map[string]any{"query": "sequential thinking"}))
 	}
@@ -40,7 +42,7 @@ func TestFaceEndedStaysEnded(t *testing.T) {
 		if o, e, code := fx.shell(t, "--end-turn"); code != 0 || e != "" {
 			t.Fatalf("--end-turn: exit %d\n%s%s", code, o, e)
 		}
-		if !awaitGone(mods, fx.dir) || !awaitGone("--spear-keeper", fx.dir) {
+		if !testkit.AwaitGone(mods, fx.dir) || !testkit.AwaitGone("--spear-keeper", fx.dir) {
 			t.Fatalf("after --end-turn: servers %v, keepers %v", servers(), keepers())
 		}
 	}
@@ -57,7 +59,7 @@ func TestFaceEndedStaysEnded(t *testing.T) {
 	if out := search(f1); !strings.Contains(out, "think/sequentialthinking") {
 		t.Fatalf("search: %s", out)
 	}
-	if !poll(func() bool { return len(servers()) == 3 }) || len(keepers()) != 1 {
+	if !testkit.Poll(func() bool { return len(servers()) == 3 }) || len(keepers()) != 1 {
 		t.Fatalf("servers %v, keepers %v: want 3 and 1", servers(), keepers())
 	}
 	endTurn()
@@ -79,7 +81,7 @@ func TestFaceEndedStaysEnded(t *testing.T) {
 	if out := search(f4); !strings.Contains(out, "think/sequentialthinking") {
 		t.Fatalf("search under the second configuration: %s", out)
 	}
-	if !poll(func() bool { return len(servers()) == 6 }) || len(keepers()) != 2 {
+	if !testkit.Poll(func() bool { return len(servers()) == 6 }) || len(keepers()) != 2 {
 		t.Fatalf("servers %v, keepers %v: want 6 and 2", servers(), keepers())
 	}
 	fx.write(t, "home/capabilities.json", c1)

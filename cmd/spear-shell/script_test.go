@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // The transcripts in testdata/script run the real binaries: both spear-shell binaries and the
@@ -22,6 +24,7 @@ var (
 	scratch      string
 	hostGo       []string // this machine's GOCACHE and GOMODCACHE, for transcripts that build
 	fakeProvider string
+	demoDir      string
 	scriptCmds   = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 )
 
@@ -41,7 +44,7 @@ func TestMain(m *testing.M) {
 	// host's /tmp would be out of sight. $WORK stays in /tmp (a unix socket's path under it must
 	// fit 107 bytes); $OUTSIDE is a directory of each transcript's outside /tmp, for what must be
 	// visible, and masked, inside.
-	root, err := scratchRoot()
+	root, err := testkit.Scratch("spear-shell-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -61,39 +64,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// scratchRoot is a new private directory in the user's cache directory.
-func scratchRoot() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(cache, 0o700); err != nil {
-		return "", err
-	}
-	dir, err := os.MkdirTemp(cache, "spear-shell-test-")
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(dir)
-}
-
 func buildBinaries(dir string) error {
-	root, err := filepath.Abs("../..")
-	if err != nil {
+	if err := testkit.Build(dir+"/", "./cmd/..."); err != nil {
 		return err
 	}
-	builds := [][]string{{"-o", dir + "/", "./cmd/..."}}
-	if _, err := os.Stat(filepath.Join(root, "testdata/fakeprovider")); err == nil {
-		fakeProvider = filepath.Join(dir, "fakeprovider")
-		builds = append(builds, []string{"-o", fakeProvider, "./testdata/fakeprovider"})
+	if _, err := os.Stat(filepath.Join(testkit.Root(), "testdata/fakeprovider")); err != nil {
+		return nil
 	}
-	for _, args := range builds {
-		cmd := exec.Command("go", append([]string{"build"}, args...)...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+	fakeProvider = filepath.Join(dir, "fakeprovider")
+	if err := testkit.Build(fakeProvider, "./testdata/fakeprovider"); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(testkit.Root(), "testdata/demo/spear-demo-notes")); err == nil {
+		demoDir = filepath.Join(testkit.Root(), "testdata/demo") // the demo's turn, for the report's transcripts
+		return testkit.Build(dir+"/", "./testdata/demo/spear-demo-notes")
 	}
 	return nil
 }
@@ -114,6 +98,8 @@ func TestScripts(t *testing.T) {
 				return tmpfsWorks(), nil
 			case "interop":
 				return interopWorks(), nil
+			case "chromium":
+				return chromiumFound(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -124,13 +110,14 @@ func TestScripts(t *testing.T) {
 			// The npm reference servers, for transcripts run under [interop].
 			env.Setenv("NODE", interopNode)
 			env.Setenv("INTEROP", interopMods)
+			env.Setenv("DEMO", demoDir)
 			// Beside $WORK, not in it: with the boundary $WORK is the default workspace, which must
 			// not hold the state parent or the configuration.
 			env.Setenv("XDG_RUNTIME_DIR", env.WorkDir+"-run")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"-config")
 			// Transcripts choose isolation explicitly where they test it.
 			env.Setenv("SPEAR_ISOLATION", "none")
-			env.Defer(func() { stopKeepers(env.WorkDir) })
+			env.Defer(func() { testkit.StopKeepers(env.WorkDir) })
 			outside, err := os.MkdirTemp(scratch, "out-")
 			if err != nil {
 				return err

@@ -11,19 +11,21 @@ import (
 // nothing under interp/ imports capability/ or the reverse. Commands sit above everything.
 var layers = map[string]int{
 	"audit": 0, "mcpstdio": 0, "policy/paths": 0, "interp/invocation": 0, "interp/lineedit": 0,
-	"capability/schemaformat": 0, "capability/schema": 0, "capability/search": 0,
-	"policy": 1,
+	"capability/schemaformat": 0, "capability/schema": 0, "capability/search": 0, "textclean": 0,
+	"report": 1,
+	"policy": 1, "policy/lock": 1,
 	"interp": 1, "interp/sandbox": 1,
 	"interp/realshell": 2, "interp/envelope": 2,
 	"interp/session":       3,
-	"capability/providers": 2, "capability/keeper": 3, "capability": 4, "capability/mcpface": 5,
+	"capability/providers": 2, "capability/importer": 2, "capability/keeper": 3, "capability": 4, "capability/mcpface": 5,
 	"cmd/internal/wire": 6,
+	"testdata/testkit":  0, // the tests' shared fixtures: imported by tests alone
 }
 
 const module = "github.com/spear-shell/spear-shell/"
 
 func TestLayers(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, module+"...").Output()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, module+"...", module+"testdata/testkit").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
@@ -31,7 +33,7 @@ func TestLayers(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, imports, _ := strings.Cut(line, ":")
 		pkg = strings.TrimPrefix(pkg, module)
-		if strings.HasPrefix(pkg, "bench") || strings.HasPrefix(pkg, "testdata") {
+		if strings.HasPrefix(pkg, "bench") || strings.HasPrefix(pkg, "testdata") && pkg != "testdata/testkit" {
 			continue
 		}
 		from, known := layers[pkg]
@@ -49,6 +51,10 @@ func TestLayers(t *testing.T) {
 				continue
 			}
 			imp = strings.TrimPrefix(imp, module)
+			if strings.HasPrefix(imp, "testdata/") {
+				t.Errorf("%s imports %s: packages under testdata are for tests alone", pkg, imp)
+				continue
+			}
 			to, ok := layers[imp]
 			if !ok {
 				if strings.HasPrefix(pkg, "cmd/") {
