@@ -21,7 +21,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		s.Getenv = func(string) string { return "" }
 	}
 	home := policy.DefaultHome(s.Getenv)
-	reg, err := policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE")})
+	reg, err := policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE"), AuditFile: s.Getenv("SPEAR_AUDIT_FILE")})
 	if reg == nil {
 		reg = &policy.Registry{Home: home}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -47,13 +48,13 @@ func readable(s string) bool {
 
 // topArray decodes `{"<key>": [ ... ]}` exactly; anything else is a file-level problem.
 func topArray(file string, data []byte, key string) ([]json.RawMessage, *Problem) {
-	elems, _, problem := topArrayWith(file, data, key, "")
+	elems, _, problem := topArrayWith(file, data, key)
 	return elems, problem
 }
 
-// topArrayWith is topArray for a file whose top level may also hold one optional key, whose
-// value (nil when absent) it returns as it is.
-func topArrayWith(file string, data []byte, key, optional string) ([]json.RawMessage, json.RawMessage, *Problem) {
+// topArrayWith is topArray for a file whose top level may also hold the optional keys, whose
+// values (absent keys missing from the map) it returns as they are.
+func topArrayWith(file string, data []byte, key string, optional ...string) ([]json.RawMessage, map[string]json.RawMessage, *Problem) {
 	members, err := decodeObject(data)
 	var dup *dupKeyError
 	if errors.As(err, &dup) {
@@ -62,15 +63,16 @@ func topArrayWith(file string, data []byte, key, optional string) ([]json.RawMes
 	if err != nil {
 		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level %v: want {%q: [...]}", err, key)}
 	}
-	var arr, opt json.RawMessage
+	var arr json.RawMessage
+	opt := map[string]json.RawMessage{}
 	for _, m := range members {
 		switch {
 		case m.key == key:
 			arr = m.val
-		case optional != "" && m.key == optional:
-			opt = m.val
-		case optional != "":
-			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q and %q", m.key, key, optional)}
+		case slices.Contains(optional, m.key):
+			opt[m.key] = m.val
+		case len(optional) > 0:
+			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q and %s", m.key, key, quoteAll(optional))}
 		default:
 			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q", m.key, key)}
 		}
@@ -86,6 +88,18 @@ func topArrayWith(file string, data []byte, key, optional string) ([]json.RawMes
 		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q: %v", key, err)}
 	}
 	return elems, opt, nil
+}
+
+// quoteAll quotes names and joins them: "a", "b" and "c".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // openEntry decodes one element into its members and names the entry by idKey's

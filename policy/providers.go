@@ -25,13 +25,14 @@ type providersResult struct {
 	secrets   []string
 	fatal     *Problem
 	prompts   []string // the prompt directories (SPEC 2.3, 13)
+	broker    Broker   // the broker's settings (SPEC 14)
 }
 
 // parseProviders validates capabilities.json. command[0] is resolved with the entry's own
 // env.PATH, else SystemPath: never with spear-shell's PATH, which the agent may shape.
 func parseProviders(file string, data []byte) providersResult {
 	var res providersResult
-	elems, promptsRaw, fatal := topArrayWith(file, data, "providers", "prompts")
+	elems, top, fatal := topArrayWith(file, data, "providers", "prompts", "broker")
 	if fatal != nil {
 		res.fatal = fatal
 		// Secrets are still collected when the file's top level is wrong but it is
@@ -64,6 +65,7 @@ func parseProviders(file string, data []byte) providersResult {
 				e.bad(k, "required")
 			}
 		}
+		checkShared(e, p, seen)
 		if len(p.Command) > 0 {
 			// After every key: env may come after command in the entry.
 			path, msg := resolveCommand(p.Command[0], searchDirs(p.Env))
@@ -85,11 +87,15 @@ func parseProviders(file string, data []byte) providersResult {
 		res.providers = append(res.providers, provs[i])
 	}
 	res.secrets = sortSecrets(secrets)
-	if promptsRaw != nil {
+	if raw, ok := top["prompts"]; ok {
 		var p *Problem
-		if res.prompts, p = parsePrompts(file, promptsRaw); p != nil {
+		if res.prompts, p = parsePrompts(file, raw); p != nil {
 			res.problems = append(res.problems, p)
 		}
+	}
+	res.broker = DefaultBroker()
+	if raw, ok := top["broker"]; ok {
+		res.problems = append(res.problems, parseBroker(file, raw, &res.broker)...)
 	}
 	return res
 }
@@ -216,6 +222,23 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 			return
 		}
 		p.MaxMessage = n
+	case "share":
+		s, msg := asString(m.val)
+		switch {
+		case msg != "":
+			e.bad(m.key, "%s", msg)
+		case s != ShareProject && s != ShareAll:
+			e.bad(m.key, "must be project or all")
+		default:
+			p.Share = s
+		}
+	case "restart_delay":
+		d, msg := asSecondsIn(m.val, 0, MaxRestartDelay)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		p.RestartDelay = d
 	default:
 		e.bad(m.key, "unknown key")
 	}
