@@ -1,0 +1,405 @@
+package main
+
+// Transcript commands for the broker (SPEC 14, testdata/script/broker_*.txtar), which run real
+// Node MCP servers (testdata/broker/server.mjs on the TypeScript SDK, and the reference servers
+// of testdata/interop), and the clean-up that ends every broker and upstream a transcript
+// started. The broker is found by what it must do, not by how it is built: the process that
+// listens on a broker-*.sock in the transcript's state parent.
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func init() {
+	registerCommands(map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"broker-home":   cmdBrokerHome,
+		"baudit":        cmdBaudit,
+		"await-baudit":  cmdAwaitBaudit,
+		"broker-procs":  cmdBrokerProcs,
+		"kill-broker":   cmdKillBroker,
+		"kill-procs":    cmdKillProcs,
+		"pid-of":        cmdPidOf,
+		"await-record":  cmdAwaitRecord,
+		"secret-token":  cmdSecretToken,
+		"secret-absent": cmdSecretAbsent,
+	})
+}
+
+// brokerDeps are node (symlinks resolved), the test server and testdata/interop's node_modules,
+// or why says what is missing.
+func brokerDeps() (node, server, mods, why string) {
+	server, _ = filepath.Abs("../../testdata/broker/server.mjs")
+	mods, _ = filepath.Abs("../../testdata/interop/node_modules")
+	node, err := exec.LookPath("node")
+	if err == nil {
+		node, err = filepath.EvalSymlinks(node)
+	}
+	if err != nil {
+		return "", "", "", fmt.Sprintf("node: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(mods, "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		return "", "", "", fmt.Sprintf("the npm MCP servers are not installed (make deps): %v", err)
+	}
+	return node, server, mods, ""
+}
+
+// broker-home CAPS.json: lays out $WORK/home (SPEAR_HOME) with projects "demo" (rooted at
+// $WORK/ws) and "other" (rooted at $WORK/other), both created, and capabilities.json from CAPS
+// with $WORK, $NODE (node), $SERVER (testdata/broker/server.mjs), $MODS (testdata/interop's
+// node_modules), $FAKEPROVIDER and $BIN expanded. Project roots lie below $WORK, not at it, so
+// that SPEAR_HOME, env_files and the record files lie outside every root (SPEC 14: a shared
+// entry's env_file there is never used). Without the npm servers it fails saying so (each
+// transcript skips first without node: [!exec:node] skip). It also arranges that every broker and
+// upstream of the transcript is gone when it ends.
+func cmdBrokerHome(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: broker-home CAPS.json")
+	}
+	node, server, mods, why := brokerDeps()
+	if why != "" {
+		ts.Fatalf("broker-home: %s", why)
+	}
+	work := ts.Getenv("WORK")
+	ts.Defer(func() { stopBrokers(ts.Getenv("XDG_RUNTIME_DIR"), work) })
+	home, ws, other := ts.MkAbs("home"), ts.MkAbs("ws"), ts.MkAbs("other")
+	for _, d := range []string{home, ws, other} {
+		ts.Check(os.MkdirAll(d, 0o755))
+	}
+	ts.Check(os.Chmod(home, 0o700))
+	projects := map[string]any{"projects": []any{
+		map[string]any{"name": "demo", "root": ws, "families": []string{"fw"}},
+		map[string]any{"name": "other", "root": other},
+	}}
+	b, err := json.MarshalIndent(projects, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(filepath.Join(home, "projects.json"), b, 0o644))
+	caps, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	s := strings.NewReplacer("$NODE", node, "$SERVER", server, "$MODS", mods).Replace(string(caps))
+	ts.Check(os.WriteFile(filepath.Join(home, "capabilities.json"), []byte(expandVars(ts, s)), 0o644))
+}
+
+// brokerSockets are the broker sockets of the state parent under runtimeDir.
+func brokerSockets(runtimeDir string) []string {
+	socks, _ := filepath.Glob(filepath.Join(runtimeDir, "spear", "broker-*.sock"))
+	return socks
+}
+
+// brokerPids are the live processes listening on a broker socket under runtimeDir: the
+// listening sockets of /proc/net/unix at those paths, and the processes holding them.
+func brokerPids(runtimeDir string) []int {
+	socks := brokerSockets(runtimeDir)
+	if len(socks) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		return nil
+	}
+	inodes := map[string]bool{}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		f := strings.Fields(line)
+		// Num RefCount Protocol Flags Type St Inode Path; flag 0x10000 is a listening socket
+		if len(f) < 8 {
+			continue
+		}
+		flags, _ := strconv.ParseUint(f[3], 16, 64)
+		for _, s := range socks {
+			if f[7] == s && flags&0x10000 != 0 {
+				inodes["socket:["+f[6]+"]"] = true
+			}
+		}
+	}
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		fds, _ := os.ReadDir(filepath.Join("/proc", ent.Name(), "fd"))
+		for _, fd := range fds {
+			if l, err := os.Readlink(filepath.Join("/proc", ent.Name(), "fd", fd.Name())); err == nil && inodes[l] {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}
+
+// stopBrokers ends the transcript's brokers with SIGTERM (SPEC 14: they stop their upstreams)
+// and then kills whatever still runs with the transcript's directory on its command line, so
+// that no transcript leaves a process behind, whatever the broker does.
+func stopBrokers(runtimeDir, work string) {
+	for _, pid := range brokerPids(runtimeDir) {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	poll(func() bool { return len(brokerPids(runtimeDir)) == 0 })
+	for _, pid := range livePids(work) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	awaitGone(work)
+}
+
+// broker-procs [-wait] N: exactly N processes listen on a broker socket of the transcript's
+// state parent. With -wait, waits until that holds (up to a minute).
+func cmdBrokerProcs(ts *testscript.TestScript, neg bool, args []string) {
+	wait := len(args) > 0 && args[0] == "-wait"
+	if wait {
+		args = args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: broker-procs [-wait] N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	var got []int
+	poll(func() bool {
+		got = brokerPids(ts.Getenv("XDG_RUNTIME_DIR"))
+		return len(got) == n || !wait
+	})
+	if len(got) != n {
+		ts.Fatalf("broker-procs: %d brokers %v, want %d (sockets %v)", len(got), got, n, brokerSockets(ts.Getenv("XDG_RUNTIME_DIR")))
+	}
+}
+
+// kill-broker: SIGKILLs the one broker of the transcript's state parent and waits until it
+// has exited (its threads included).
+func cmdKillBroker(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: kill-broker")
+	}
+	pids := brokerPids(ts.Getenv("XDG_RUNTIME_DIR"))
+	if len(pids) != 1 {
+		ts.Fatalf("kill-broker: %d brokers %v, want 1", len(pids), pids)
+	}
+	ts.Check(syscall.Kill(pids[0], syscall.SIGKILL))
+	if !poll(func() bool { return exited(pids[0]) }) {
+		ts.Fatalf("kill-broker: %d still runs", pids[0])
+	}
+}
+
+// kill-procs WORD...: SIGKILLs the one live process whose command line holds every WORD ($WORK
+// expanded) and waits until it has exited.
+func cmdKillProcs(ts *testscript.TestScript, neg bool, args []string) {
+	pid := onePid(ts, "kill-procs", neg, args)
+	ts.Check(syscall.Kill(pid, syscall.SIGKILL))
+	if !poll(func() bool { return exited(pid) }) {
+		ts.Fatalf("kill-procs: %d still runs", pid)
+	}
+}
+
+// pid-of VAR WORD...: sets VAR to the pid of the one live process whose command line holds
+// every WORD ($WORK expanded).
+func cmdPidOf(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: pid-of VAR WORD...")
+	}
+	ts.Setenv(args[0], strconv.Itoa(onePid(ts, "pid-of", neg, args[1:])))
+}
+
+func onePid(ts *testscript.TestScript, cmd string, neg bool, words []string) int {
+	if neg || len(words) == 0 {
+		ts.Fatalf("usage: %s WORD...", cmd)
+	}
+	for i, w := range words {
+		words[i] = expandVars(ts, w)
+	}
+	pids := livePids(words...)
+	if len(pids) != 1 {
+		ts.Fatalf("%s %v: %d live processes %v, want 1", cmd, words, len(pids), pids)
+	}
+	return pids[0]
+}
+
+// brokerRecords are the records of the broker's audit file, each checked to be a broker record
+// (SPEC 7: time, event, "broker": true, and never a turn's fields).
+func brokerRecords(ts *testscript.TestScript, file string, need bool) []map[string]any {
+	data, err := os.ReadFile(file)
+	if err != nil && need {
+		ts.Fatalf("baudit: %v", err)
+	}
+	var records []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			ts.Fatalf("baudit: malformed line %q: %v", sc.Text(), err)
+		}
+		_, hasTime := m["time"]
+		_, hasEvent := m["event"]
+		_, hasTurn := m["turn"]
+		if !hasTime || !hasEvent || m["broker"] != true || hasTurn {
+			ts.Fatalf("baudit: not a broker record (time, event, broker true, no turn): %s", sc.Text())
+		}
+		records = append(records, m)
+	}
+	return records
+}
+
+// baudit [-count=N] SPEC...: as audit, over the broker's audit file ($WORK/home/broker.jsonl,
+// the transcripts' broker.audit), whose records are the broker's own.
+func cmdBaudit(ts *testscript.TestScript, neg bool, args []string) {
+	count := -1
+	if len(args) > 0 && strings.HasPrefix(args[0], "-count=") {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
+		ts.Check(err)
+		count, args = n, args[1:]
+	}
+	if len(args) == 0 || count >= 0 && len(args) != 1 {
+		ts.Fatalf("usage: baudit [-count=N] event[,key=value...]...")
+	}
+	records := brokerRecords(ts, ts.MkAbs("home/broker.jsonl"), !neg)
+	switch {
+	case neg:
+		for _, spec := range args {
+			for _, m := range records {
+				if auditMatch(m, spec) {
+					ts.Fatalf("baudit: unexpected record matching %s: %v", spec, m)
+				}
+			}
+		}
+	case count >= 0:
+		if n := countMatches(records, args[0]); n != count {
+			ts.Fatalf("baudit: %d records match %s, want %d", n, args[0], count)
+		}
+	default:
+		i := 0
+		for _, spec := range args {
+			for i < len(records) && !auditMatch(records[i], spec) {
+				i++
+			}
+			if i == len(records) {
+				ts.Fatalf("baudit: no record matching %s (in order)", spec)
+			}
+			i++
+		}
+	}
+}
+
+func countMatches(records []map[string]any, spec string) int {
+	n := 0
+	for _, m := range records {
+		if auditMatch(m, spec) {
+			n++
+		}
+	}
+	return n
+}
+
+// await-baudit [-count=N] SPEC: waits (up to a minute) until at least N records (default 1) of
+// the broker's audit file match SPEC.
+func cmdAwaitBaudit(ts *testscript.TestScript, neg bool, args []string) {
+	want := 1
+	if len(args) == 2 {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
+		ts.Check(err)
+		want, args = n, args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: await-baudit [-count=N] SPEC")
+	}
+	file := ts.MkAbs("home/broker.jsonl")
+	if !poll(func() bool { return countMatches(brokerRecords(ts, file, false), args[0]) >= want }) {
+		ts.Fatalf("await-baudit: fewer than %d records match %s", want, args[0])
+	}
+}
+
+// await-record FILE EV TOOL [ARG]: waits (up to a minute) until the test server's record FILE
+// holds an EV (start or end) of TOOL (with message ARG).
+func cmdAwaitRecord(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: await-record FILE EV TOOL [ARG]")
+	}
+	file := ts.MkAbs(args[0])
+	if !poll(func() bool {
+		data, _ := os.ReadFile(file)
+		for line := range strings.SplitSeq(string(data), "\n") {
+			var r struct {
+				Ev, Tool string
+				Arg      *string
+			}
+			if json.Unmarshal([]byte(line), &r) != nil || r.Ev != args[1] || r.Tool != args[2] {
+				continue
+			}
+			if len(args) == 3 || r.Arg != nil && *r.Arg == args[3] {
+				return true
+			}
+		}
+		return false
+	}) {
+		ts.Fatalf("await-record: no %s of %s %v in %s", args[1], args[2], args[3:], args[0])
+	}
+}
+
+// secret-token FILE: writes FILE (mode 0600) as an env_file holding SPEAR_TEST_TOKEN, a long
+// random token made now (no transcript holds it), and keeps the token in $WORK/token, which
+// lies outside SPEAR_HOME and the state parent, for secret-absent.
+func cmdSecretToken(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: secret-token FILE")
+	}
+	b := make([]byte, 24)
+	_, err := rand.Read(b)
+	ts.Check(err)
+	token := "tok" + hex.EncodeToString(b)
+	ts.Check(os.WriteFile(ts.MkAbs("token"), []byte(token), 0o600))
+	file := ts.MkAbs(args[0])
+	ts.Check(os.WriteFile(file, []byte("# a secret\nSPEAR_TEST_TOKEN="+token+"\n"), 0o600))
+	ts.Check(os.Chmod(file, 0o600))
+}
+
+// secret-absent [-except FILE] PATH...: no file under any PATH (directories walked, symlinks not
+// followed) holds the token of secret-token (plain hex: its JSON- or shell-quoted forms are the
+// same bytes). FILE (the env_file) is the one place allowed to hold it.
+func cmdSecretAbsent(ts *testscript.TestScript, neg bool, args []string) {
+	except := ""
+	if len(args) > 1 && args[0] == "-except" {
+		except, args = ts.MkAbs(args[1]), args[2:]
+	}
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: secret-absent [-except FILE] PATH...")
+	}
+	token, err := os.ReadFile(ts.MkAbs("token"))
+	ts.Check(err)
+	if len(token) < 32 {
+		ts.Fatalf("secret-absent: no token (secret-token first)")
+	}
+	searched := 0
+	for _, p := range args {
+		root := ts.MkAbs(expandVars(ts, p))
+		if _, err := os.Lstat(root); err != nil {
+			ts.Fatalf("secret-absent: %v", err)
+		}
+		ts.Check(filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+			if err != nil || !info.Mode().IsRegular() || path == except {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			searched++
+			if bytes.Contains(data, token) {
+				ts.Fatalf("secret-absent: %s holds the env_file's token", path)
+			}
+			return nil
+		}))
+	}
+	ts.Logf("secret-absent: %d files searched", searched)
+}
