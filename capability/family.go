@@ -19,6 +19,7 @@ import (
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 )
@@ -435,7 +436,7 @@ func (p *prov) holds(names []string, some bool) bool {
 // them, and they alone are judged. A provider this process runs itself, too many names, or a
 // keeper gone under the request: the whole listing, as startAndList.
 func startAndFetch(ctx context.Context, e *turnEnv, p *prov, listOnly bool, names []string) startResult {
-	if names == nil || listOnly || len(names) > keeper.MaxNames {
+	if names == nil || listOnly || len(names) > provlink.MaxNames {
 		return startAndList(ctx, e, p, listOnly)
 	}
 	r := startOnce(ctx, e, p, false)

@@ -3,11 +3,11 @@ package keeper
 import (
 	"fmt"
 	"io"
-	"net"
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 )
 
 // endTurnWait bounds how long --end-turn waits for the keeper to stop its providers (each
@@ -51,21 +51,16 @@ func stopKeeper(t *providers.Turn) {
 	if len(path) > maxSocketPath {
 		return
 	}
-	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
-	if err != nil {
-		return // no keeper
-	}
-	defer conn.Close()
-	if samePeer(conn) != nil {
-		return
-	}
 	link := &Link{t: t, path: path}
-	kp := &keptProvider{link: link, conn: conn}
-	if kp.send(link.hello(), request{Op: opStop, Reason: reasonEndTurn}) != nil {
+	kp, err := provlink.Dial(path, nil)
+	if err != nil {
+		return // no keeper, or not ours
+	}
+	defer kp.Close()
+	if kp.Send(link.hello(), provlink.Request{Op: provlink.OpStop, Reason: reasonEndTurn}) != nil {
 		return
 	}
-	conn.SetReadDeadline(time.Now().Add(endTurnWait))
-	io.Copy(io.Discard, conn) // the hello's reply, then the end
+	kp.DrainUntil(time.Now().Add(endTurnWait)) // the hello's reply, then the end
 	if unlock, err := lockKeeper(t.State.Dir()); err == nil {
 		unlock()
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
@@ -43,7 +44,7 @@ type server struct {
 type kept struct {
 	mu       sync.Mutex // one start or listing at a time
 	client   *mcpstdio.Client
-	tools    []wireTool // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
+	tools    []provlink.WireTool // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
 	listedAt time.Time
 	hash     string            // providers.ListingHash of the last listing
 	names    map[string]placed // where each name stands in it (the tools request)

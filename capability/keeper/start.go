@@ -118,24 +118,3 @@ func (k *Link) launch() error {
 	return nil
 }
 
-// samePeer checks that the other end of a keeper connection runs as our user.
-func samePeer(conn *net.UnixConn) error {
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("keeper: %w", err)
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return fmt.Errorf("keeper: %w", err)
-	}
-	if cerr != nil {
-		return fmt.Errorf("keeper: peer credentials: %w", cerr)
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("keeper: the peer runs as uid %d, not as us", cred.Uid)
-	}
-	return nil
-}
