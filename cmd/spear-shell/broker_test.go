@@ -26,6 +26,7 @@ import (
 func init() {
 	registerCommands(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"broker-home":   cmdBrokerHome,
+		"broker-caps":   cmdBrokerCaps,
 		"baudit":        cmdBaudit,
 		"await-baudit":  cmdAwaitBaudit,
 		"broker-procs":  cmdBrokerProcs,
@@ -68,10 +69,6 @@ func cmdBrokerHome(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: broker-home CAPS.json")
 	}
-	node, server, mods, why := brokerDeps()
-	if why != "" {
-		ts.Fatalf("broker-home: %s", why)
-	}
 	work := ts.Getenv("WORK")
 	ts.Defer(func() { stopBrokers(ts.Getenv("XDG_RUNTIME_DIR"), work) })
 	home, ws, other := ts.MkAbs("home"), ts.MkAbs("ws"), ts.MkAbs("other")
@@ -86,10 +83,31 @@ func cmdBrokerHome(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := json.MarshalIndent(projects, "", "  ")
 	ts.Check(err)
 	ts.Check(os.WriteFile(filepath.Join(home, "projects.json"), b, 0o644))
-	caps, err := os.ReadFile(ts.MkAbs(args[0]))
+	writeBrokerCaps(ts, args[0])
+}
+
+// broker-caps CAPS.json: replaces $WORK/home/capabilities.json with CAPS, expanded as
+// broker-home expands it (an edit of the configuration while the broker runs).
+func cmdBrokerCaps(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: broker-caps CAPS.json")
+	}
+	writeBrokerCaps(ts, args[0])
+}
+
+func writeBrokerCaps(ts *testscript.TestScript, from string) {
+	node, server, mods, why := brokerDeps()
+	if why != "" {
+		ts.Fatalf("broker-caps: %s", why)
+	}
+	caps, err := os.ReadFile(ts.MkAbs(from))
 	ts.Check(err)
 	s := strings.NewReplacer("$NODE", node, "$SERVER", server, "$MODS", mods).Replace(string(caps))
-	ts.Check(os.WriteFile(filepath.Join(home, "capabilities.json"), []byte(expandVars(ts, s)), 0o644))
+	// Written aside and renamed, as an editor saves: a reader never sees half a file.
+	tmp := ts.MkAbs("home/.capabilities.json.new")
+	ts.Check(os.WriteFile(tmp, []byte(expandVars(ts, s)), 0o644))
+	ts.Check(os.Chmod(tmp, 0o644))
+	ts.Check(os.Rename(tmp, ts.MkAbs("home/capabilities.json")))
 }
 
 // brokerSockets are the broker sockets of the state parent under runtimeDir.
@@ -366,13 +384,14 @@ func cmdSecretToken(ts *testscript.TestScript, neg bool, args []string) {
 
 // secret-absent [-except FILE] PATH...: no file under any PATH (directories walked, symlinks not
 // followed) holds the token of secret-token (plain hex: its JSON- or shell-quoted forms are the
-// same bytes). FILE (the env_file) is the one place allowed to hold it.
+// same bytes). FILE (the env_file) is the one place allowed to hold it. Negated, some file does
+// (the search would see the token where it is).
 func cmdSecretAbsent(ts *testscript.TestScript, neg bool, args []string) {
 	except := ""
 	if len(args) > 1 && args[0] == "-except" {
 		except, args = ts.MkAbs(args[1]), args[2:]
 	}
-	if neg || len(args) == 0 {
+	if len(args) == 0 {
 		ts.Fatalf("usage: secret-absent [-except FILE] PATH...")
 	}
 	token, err := os.ReadFile(ts.MkAbs("token"))
@@ -380,9 +399,10 @@ func cmdSecretAbsent(ts *testscript.TestScript, neg bool, args []string) {
 	if len(token) < 32 {
 		ts.Fatalf("secret-absent: no token (secret-token first)")
 	}
+	var holding []string
 	searched := 0
 	for _, p := range args {
-		root := ts.MkAbs(expandVars(ts, p))
+		root := ts.MkAbs(p)
 		if _, err := os.Lstat(root); err != nil {
 			ts.Fatalf("secret-absent: %v", err)
 		}
@@ -396,10 +416,16 @@ func cmdSecretAbsent(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			searched++
 			if bytes.Contains(data, token) {
-				ts.Fatalf("secret-absent: %s holds the env_file's token", path)
+				holding = append(holding, path)
 			}
 			return nil
 		}))
 	}
 	ts.Logf("secret-absent: %d files searched", searched)
+	switch {
+	case !neg && len(holding) > 0:
+		ts.Fatalf("secret-absent: the env_file's token is in %v", holding)
+	case neg && len(holding) == 0:
+		ts.Fatalf("secret-absent: no file holds the token")
+	}
 }

@@ -5,6 +5,7 @@
 //
 //   --start-ms N      wait N ms before serving (a Node server's start, 0.3 s in the targets)
 //   --exit-at-start   write a line to stderr and exit 3 before serving (a provider that cannot start)
+//   --exit-if FILE    the same, when FILE exists (one that started once, then cannot)
 //   --record FILE     append one JSON line per call event: {"ev":"start"|"end","tool","arg","pid","t"}
 //   --hang-at-start   never serve (start-up timeout)
 //
@@ -16,7 +17,7 @@
 //   env {}            fails: writes the whole environment to stderr and answers isError with it
 //                     too (a provider that leaks its secrets; the caller must redact them)
 import { createRequire } from "node:module";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 
 const require = createRequire(new URL("../interop/package.json", import.meta.url));
 const { Server } = require("@modelcontextprotocol/sdk/server/index.js");
@@ -30,7 +31,7 @@ const value = (name) => {
   return i >= 0 && i + 1 < args.length ? args[i + 1] : undefined;
 };
 
-if (flag("--exit-at-start")) {
+if (flag("--exit-at-start") || (value("--exit-if") && existsSync(value("--exit-if")))) {
   process.stderr.write("broker test server: exiting at start\n");
   process.exit(3);
 }
