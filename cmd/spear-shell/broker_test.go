@@ -16,9 +16,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -428,4 +432,248 @@ func cmdSecretAbsent(ts *testscript.TestScript, neg bool, args []string) {
 	case neg && len(holding) == 0:
 		ts.Fatalf("secret-absent: no file holds the token")
 	}
+}
+
+// brokerFixture is a SPEAR_HOME whose one project is ws, with short paths (the broker's socket
+// lies in the state parent under run), for the Go tests that drive many processes at once.
+type brokerFixture struct {
+	dir, home, ws, run string
+	node, server, mods string
+}
+
+func newBrokerFixture(t *testing.T) *brokerFixture {
+	t.Helper()
+	interopDeps(t) // skips without node and the npm servers, unless SPEAR_REQUIRE_INTEROP=1
+	node, server, mods, why := brokerDeps()
+	if why != "" {
+		t.Fatal(why)
+	}
+	dir, err := os.MkdirTemp("", "sb-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		t.Fatal(err)
+	}
+	f := &brokerFixture{dir: dir, home: filepath.Join(dir, "home"), ws: filepath.Join(dir, "ws"), run: filepath.Join(dir, "r"),
+		node: node, server: server, mods: mods}
+	for _, d := range []string{f.home, f.ws, f.run} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		f.spear(t, "", "--broker-stop")
+		stopKeepers(dir)
+		stopBrokers(f.run, dir)
+		os.RemoveAll(dir)
+	})
+	f.write(t, "home/projects.json", map[string]any{"projects": []any{map[string]any{"name": "demo", "root": f.ws}}})
+	return f
+}
+
+// caps writes capabilities.json: providers, and the broker's audit file in the home.
+func (f *brokerFixture) caps(t *testing.T, providers []map[string]any) {
+	t.Helper()
+	f.write(t, "home/capabilities.json", map[string]any{"broker": map[string]any{"audit": filepath.Join(f.home, "broker.jsonl")},
+		"providers": providers})
+}
+
+func (f *brokerFixture) write(t *testing.T, name string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(f.dir, name), b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// turn writes the manifest of turn name and returns the environment of its processes.
+func (f *brokerFixture) turn(t *testing.T, name string) []string {
+	t.Helper()
+	f.write(t, name+".json", map[string]any{"turn": name, "task": "implementation", "workspace": f.ws,
+		"audit": filepath.Join(f.dir, "audit.jsonl"), "state_dir": filepath.Join(f.dir, "state-"+name)})
+	return []string{"SPEAR_HOME=" + f.home, "SPEAR_TURN_MANIFEST=" + filepath.Join(f.dir, name+".json"),
+		"SPEAR_ISOLATION=none", "XDG_RUNTIME_DIR=" + f.run, "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + f.dir}
+}
+
+// spear runs spear-shell in turn (env; nil: the fixture's home without a turn) with stdin and
+// args, and returns its output and exit status.
+func (f *brokerFixture) spear(t *testing.T, stdin string, args ...string) (stdout, stderr string, exit int) {
+	return f.spearIn(t, nil, stdin, args...)
+}
+
+func (f *brokerFixture) spearIn(t *testing.T, env []string, stdin string, args ...string) (stdout, stderr string, exit int) {
+	if env == nil {
+		env = []string{"SPEAR_HOME=" + f.home, "SPEAR_ISOLATION=none", "XDG_RUNTIME_DIR=" + f.run,
+			"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + f.dir}
+	}
+	cmd := exec.Command(filepath.Join(binDir, "spear-shell"), args...)
+	cmd.Dir, cmd.Env = f.ws, env
+	cmd.Stdin = strings.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
+		t.Errorf("spear-shell %v: %v", args, err)
+		return "", "", -1
+	}
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+}
+
+// testServer is the argv of testdata/broker/server.mjs with args.
+func (f *brokerFixture) testServer(args ...string) []string {
+	return append([]string{f.node, f.server}, args...)
+}
+
+// serverRecord is one line of the test server's --record file.
+type serverRecord struct {
+	Ev, Tool string
+	Arg      *string
+	Pid      int
+}
+
+func readServerRecords(t *testing.T, file string) []serverRecord {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []serverRecord
+	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
+		var r serverRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("record %q: %v", line, err)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// TestBrokerCallerIsolation: six callers (each a stdin session of its own turn) make 1,000 calls
+// in all over one shared upstream while a seventh caller's call sleeps in it; every caller gets
+// its own answers, in its order, and all of them while the long call is still in flight (the
+// upstream serves calls concurrently, so no call may wait for it: the property is checked by
+// order, not by time). Then the long call's caller goes away: the upstream stays, and answers.
+func TestBrokerCallerIsolation(t *testing.T) {
+	const callers, calls = 6, 1000
+	f := newBrokerFixture(t)
+	record := filepath.Join(f.dir, "record.jsonl")
+	f.caps(t, []map[string]any{{"id": "p", "scope": "global", "share": "project", "restart_delay": 0.2,
+		"read": []string{"echo", "sleep", "pid"}, "command": f.testServer("--record", record)}})
+
+	// The long call: 60 s, far beyond what the others take, so that its end cannot come first.
+	slowEnv := f.turn(t, "slow")
+	slow := exec.Command(filepath.Join(binDir, "spear-shell"), "-c", `spear-capability invoke p/sleep '{"ms":60000,"message":"slow"}'`)
+	slow.Dir, slow.Env = f.ws, slowEnv
+	var slowOut bytes.Buffer
+	slow.Stdout, slow.Stderr = &slowOut, &slowOut
+	if err := slow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { slow.Process.Kill(); slow.Wait() }()
+	if !poll(func() bool {
+		data, _ := os.ReadFile(record)
+		return bytes.Contains(data, []byte(`"ev":"start","tool":"sleep"`))
+	}) {
+		t.Fatalf("the long call never reached the server: %s", slowOut.String())
+	}
+
+	type result struct {
+		stdout, stderr string
+		exit           int
+	}
+	results := make([]result, callers)
+	want := make([][]string, callers)
+	var wg sync.WaitGroup
+	for c := range callers {
+		var script strings.Builder
+		for i := c; i < calls; i += callers {
+			msg := fmt.Sprintf("caller%d-call%d", c, i)
+			want[c] = append(want[c], msg)
+			fmt.Fprintf(&script, "spear-capability invoke p/echo '{\"message\":\"%s\"}'\n", msg)
+		}
+		env := f.turn(t, fmt.Sprintf("caller%d", c))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o, e, code := f.spearIn(t, env, script.String())
+			results[c] = result{o, e, code}
+		}()
+	}
+	wg.Wait()
+
+	answer := regexp.MustCompile(`^caller\d+-call\d+$`)
+	for c, r := range results {
+		var got []string
+		for line := range strings.SplitSeq(r.stdout, "\n") {
+			if answer.MatchString(line) {
+				got = append(got, line)
+			}
+		}
+		if r.exit != 0 || !slices.Equal(got, want[c]) {
+			t.Errorf("caller %d: exit %d, %d answers, want its own %d in order (first differing: %s); stderr: %s",
+				c, r.exit, len(got), len(want[c]), firstDiff(got, want[c]), lastLines(r.stderr, 3))
+		}
+	}
+	// All 1,000 answered while the long call was in flight: its end is not recorded, its caller
+	// still waits.
+	recs := readServerRecords(t, record)
+	pids := map[int]bool{}
+	ends := 0
+	for _, r := range recs {
+		pids[r.Pid] = true
+		if r.Ev == "end" && r.Tool == "echo" {
+			ends++
+		}
+		if r.Ev == "end" && r.Tool == "sleep" {
+			t.Errorf("the long call ended before the others were answered")
+		}
+	}
+	if ends != calls || len(pids) != 1 {
+		t.Errorf("the server answered %d echo calls in %d processes, want %d in 1", ends, len(pids), calls)
+	}
+	if slow.ProcessState != nil {
+		t.Errorf("the long call's caller has ended: %s", slowOut.String())
+	}
+
+	// Its caller goes away: its call is cancelled, the upstream stays and answers the others.
+	slow.Process.Kill()
+	slow.Wait()
+	out, errOut, code := f.spearIn(t, f.turn(t, "caller0"), "", "-c", "spear-capability invoke p/pid {}")
+	if code != 0 || strings.TrimSpace(answerText(out)) != strconv.Itoa(recs[0].Pid) {
+		t.Errorf("after the long call's caller left: exit %d, %q (want pid %d); stderr %s", code, out, recs[0].Pid, errOut)
+	}
+}
+
+// answerText is the content between a framed result's markers.
+func answerText(out string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(out, "\n") {
+		if !strings.HasPrefix(line, "<<<") && line != "" {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
+func firstDiff(got, want []string) string {
+	for i := range max(len(got), len(want)) {
+		switch {
+		case i >= len(got):
+			return fmt.Sprintf("missing %q", want[i])
+		case i >= len(want):
+			return fmt.Sprintf("extra %q", got[i])
+		case got[i] != want[i]:
+			return fmt.Sprintf("%q where %q", got[i], want[i])
+		}
+	}
+	return "none"
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], " / ")
 }
