@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -676,4 +677,242 @@ func firstDiff(got, want []string) string {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], " / ")
+}
+
+// faceSession is spear-mcp (the MCP face) driven by JSON-RPC lines, for one turn.
+type faceSession struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr bytes.Buffer
+	id     int
+}
+
+func startFace(t *testing.T, dir string, env []string) *faceSession {
+	t.Helper()
+	s := &faceSession{}
+	s.cmd = exec.Command(filepath.Join(binDir, "spear-mcp"))
+	s.cmd.Dir, s.cmd.Env, s.cmd.Stderr = dir, env, &s.stderr
+	var err error
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.out = bufio.NewReaderSize(out, 1<<20)
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "broker-test", "version": "1"}}); err != nil {
+		t.Fatalf("spear-mcp initialize: %v; stderr: %s", err, s.stderr.String())
+	}
+	s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	return s
+}
+
+func (s *faceSession) send(m map[string]any) error {
+	b, err := json.Marshal(m)
+	if err == nil {
+		_, err = s.in.Write(append(b, '\n'))
+	}
+	return err
+}
+
+// request sends one request and returns its result (notifications before it skipped).
+func (s *faceSession) request(method string, params any) (json.RawMessage, error) {
+	s.id++
+	if err := s.send(map[string]any{"jsonrpc": "2.0", "id": s.id, "method": method, "params": params}); err != nil {
+		return nil, err
+	}
+	for {
+		line, err := s.out.ReadBytes('\n')
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		var m struct {
+			ID     *int
+			Result json.RawMessage
+			Error  json.RawMessage
+		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", method, line, err)
+		}
+		if m.ID == nil || *m.ID != s.id {
+			continue
+		}
+		if m.Error != nil {
+			return nil, fmt.Errorf("%s: error %s", method, m.Error)
+		}
+		return m.Result, nil
+	}
+}
+
+// call calls one of the face's tools; a result with isError is an error carrying its text.
+func (s *faceSession) call(tool string, args map[string]any) (string, error) {
+	res, err := s.request("tools/call", map[string]any{"name": tool, "arguments": args})
+	if err != nil {
+		return "", err
+	}
+	var r struct {
+		Content []struct{ Text string }
+		IsError bool
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		b.WriteString(c.Text)
+	}
+	if r.IsError {
+		return "", fmt.Errorf("%s: %s", tool, b.String())
+	}
+	return b.String(), nil
+}
+
+func (s *faceSession) close() {
+	s.in.Close()
+	s.cmd.Wait()
+}
+
+// sixTurnServers are the three reference servers of the six-turn run (SPEC 14's targets), each
+// marked by env SPEAR_SIX_TURNS=marker so that its processes can be counted; shared, with
+// share project. mem keeps its graph in dir.
+func sixTurnServers(node, mods, dir, marker string, shared bool) []map[string]any {
+	script := func(pkg string) string { return filepath.Join(mods, "@modelcontextprotocol", pkg, "dist", "index.js") }
+	entries := []map[string]any{
+		{"id": "ev", "command": []string{node, script("server-everything"), "stdio"}, "read": []string{"echo", "get-sum"}},
+		{"id": "mem", "command": []string{node, script("server-memory")}, "read": []string{"read_graph", "search_nodes"},
+			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
+		{"id": "fs", "command": []string{node, script("server-filesystem"), dir}, "read": []string{"list_allowed_directories", "list_directory"}},
+	}
+	for _, e := range entries {
+		e["scope"] = "global"
+		env, _ := e["env"].(map[string]string)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env["SPEAR_SIX_TURNS"] = marker
+		e["env"] = env
+		if shared {
+			e["share"], e["restart_delay"] = "project", 0.2
+		}
+	}
+	return entries
+}
+
+// sixTurnCalls are each turn's -c invokes (one per server) and its spear-mcp invoke.
+var sixTurnCalls = []struct{ id, args, want string }{
+	{"ev/echo", `{"message":"six turns"}`, "Echo: six turns"},
+	{"mem/read_graph", `{}`, `"entities"`},
+	{"fs/list_allowed_directories", `{}`, "Allowed directories"},
+}
+
+// markedServers are the live processes whose environment holds SPEAR_SIX_TURNS=marker, with
+// their summed resident and proportional memory (KiB, /proc/PID/smaps_rollup).
+func markedServers(marker string) (pids []int, rssKiB, pssKiB int64) {
+	want := []byte("\x00SPEAR_SIX_TURNS=" + marker + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ"))
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
+			continue
+		}
+		roll, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "smaps_rollup"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		pids = append(pids, pid)
+		for line := range strings.SplitSeq(string(roll), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 3 && f[2] == "kB" {
+				n, _ := strconv.ParseInt(f[1], 10, 64)
+				switch f[0] {
+				case "Rss:":
+					rssKiB += n
+				case "Pss:":
+					pssKiB += n
+				}
+			}
+		}
+	}
+	return pids, rssKiB, pssKiB
+}
+
+// TestBrokerSixTurns is the six-turn run, lighter: concurrent turns, each making -c describes and
+// invokes of three real Node servers (server-everything, server-memory, server-filesystem) and an invoke
+// through a spear-mcp session that stays open; once every turn has made its calls the servers
+// are counted. Unshared, each turn has its own three (two turns here: six processes); shared
+// (share project), six turns have exactly three. The memory ratio is the bench's (broker group).
+func TestBrokerSixTurns(t *testing.T) {
+	for _, tc := range []struct {
+		shared      bool
+		turns, want int
+	}{{false, 2, 6}, {true, 6, 3}} {
+		t.Run(fmt.Sprintf("shared=%v", tc.shared), func(t *testing.T) {
+			f := newBrokerFixture(t)
+			f.caps(t, sixTurnServers(f.node, f.mods, f.ws, f.dir, tc.shared))
+			faces := make([]*faceSession, tc.turns)
+			defer func() {
+				for _, s := range faces {
+					if s != nil {
+						s.close()
+					}
+				}
+			}()
+			envs := make([][]string, tc.turns)
+			for i := range tc.turns {
+				envs[i] = f.turn(t, fmt.Sprintf("six%d", i))
+			}
+			var wg sync.WaitGroup
+			for i := range tc.turns {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ids := []string{"describe"}
+					for _, c := range sixTurnCalls {
+						ids = append(ids, c.id)
+					}
+					if out, errOut, code := f.spearIn(t, envs[i], "", "-c", "spear-capability "+strings.Join(ids, " ")); code != 0 {
+						t.Errorf("turn %d: describe: exit %d, %q; stderr %s", i, code, lastLines(out, 3), errOut)
+					}
+					for _, c := range sixTurnCalls {
+						out, errOut, code := f.spearIn(t, envs[i], "", "-c", fmt.Sprintf("spear-capability invoke %s '%s'", c.id, c.args))
+						if code != 0 || !strings.Contains(out, c.want) {
+							t.Errorf("turn %d: %s: exit %d, %q; stderr %s", i, c.id, code, lastLines(out, 3), errOut)
+						}
+					}
+					s := startFace(t, f.ws, envs[i])
+					faces[i] = s
+					if _, err := s.call("spear_describe", map[string]any{"ids": []string{"ev/echo"}}); err != nil {
+						t.Errorf("turn %d: spear_describe: %v", i, err)
+					}
+					out, err := s.call("spear_invoke", map[string]any{"id": "ev/echo", "arguments": map[string]any{"message": "face"}})
+					if err != nil || !strings.Contains(out, "Echo: face") {
+						t.Errorf("turn %d: spear_invoke: %q, %v; stderr %s", i, out, err, s.stderr.String())
+					}
+				}()
+			}
+			wg.Wait()
+			pids, rss, pss := markedServers(f.dir)
+			t.Logf("%d turns, shared=%v: %d server processes, %.0f MiB resident, %.0f MiB proportional",
+				tc.turns, tc.shared, len(pids), float64(rss)/1024, float64(pss)/1024)
+			if len(pids) != tc.want {
+				t.Errorf("%d server processes %v, want %d", len(pids), pids, tc.want)
+			}
+			if tc.shared {
+				return
+			}
+			for i := range tc.turns {
+				f.spearIn(t, envs[i], "", "--end-turn")
+			}
+		})
+	}
 }
