@@ -43,6 +43,7 @@ var cases = []benchCase{
 	{"answers-10k", caseAnswers10k},
 	{"face-invoke", caseFaceInvoke},
 	{"face-start", caseFaceStart},
+	{"broker", caseBroker},
 }
 
 // timed returns a side that runs s (made afresh by mk, outside the timing) and checks its
