@@ -268,3 +268,11 @@ func waitGroupGone(pgid int, d time.Duration) bool {
 
 // Pid is the server's process id, which is also its process group and session.
 func (c *Client) Pid() int { return c.pgid }
+
+// Ended is closed once the reader of the server's stdout stopped: the server closed it (it
+// exited, as a rule) or broke the protocol. A caller that keeps the server (the broker) watches
+// it, with LeaderExited, to learn that the server is gone between requests.
+func (c *Client) Ended() <-chan struct{} { return c.dead }
+
+// LeaderExited is closed once the server's process exited (a grandchild may still hold its pipes).
+func (c *Client) LeaderExited() <-chan struct{} { return c.exited }

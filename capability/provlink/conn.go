@@ -182,7 +182,11 @@ func (kp *Conn) CallTool(ctx context.Context, name string, args json.RawMessage)
 // is listing (providers.GuardedCaller); otherwise nothing is sent and moved says what the new
 // listing holds under name. An empty listing sends the call unconditionally.
 func (kp *Conn) CallToolIf(ctx context.Context, name string, args json.RawMessage, listing string) (*mcpstdio.CallResult, *providers.Moved, error) {
-	rep, err := kp.roundTrip(ctx, mcpstdio.StageCall, Request{Op: OpCall, Name: name, Arguments: args, Listing: listing})
+	req := Request{Op: OpCall, Name: name, Arguments: args, Listing: listing}
+	if d, ok := ctx.Deadline(); ok {
+		req.TimeoutMS = max(time.Until(d).Milliseconds(), 1)
+	}
+	rep, err := kp.roundTrip(ctx, mcpstdio.StageCall, req)
 	if err != nil {
 		return nil, nil, err
 	}

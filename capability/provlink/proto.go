@@ -78,7 +78,10 @@ type Request struct {
 	// call is sent only while the provider's listing, refreshed as tools would refresh it, is
 	// still that one. "" sends it unconditionally.
 	Listing string `json:"listing,omitempty"`
-	Reason  string `json:"reason,omitempty"` // stop
+	// call: the caller's deadline for it; the broker applies it (its own timeout counts toward
+	// stopping the upstream, a caller's cancel never does). The keeper uses its entry's.
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+	Reason    string `json:"reason,omitempty"` // stop
 	// hello at the broker: a foreground broker asks the one running to drain (takeover).
 	Foreground bool `json:"foreground,omitempty"`
 
