@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,8 +25,10 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 func init() {
@@ -914,5 +917,117 @@ func TestBrokerSixTurns(t *testing.T) {
 				f.spearIn(t, envs[i], "", "--end-turn")
 			}
 		})
+	}
+}
+
+// brokerAsk connects to the broker's socket, says hello with protocol, sends reqs and returns
+// the answers, one per line read (the last may be "" when the broker closed the connection).
+func brokerAsk(t *testing.T, sock string, protocol int, reqs ...map[string]any) []map[string]any {
+	t.Helper()
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(conn)
+	var answers []map[string]any
+	for _, req := range append([]map[string]any{{"op": "hello", "protocol": protocol}}, reqs...) {
+		b, _ := json.Marshal(req)
+		if _, err := conn.Write(append(b, '\n')); err != nil {
+			break
+		}
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			break
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("the broker answered %q: %v", line, err)
+		}
+		answers = append(answers, m)
+	}
+	return answers
+}
+
+// TestBrokerRefusesUnknownRequests speaks the broker's socket protocol directly (SPEC 14: each
+// request names the entry, the share key and the launch-key hash; the broker reads the
+// configuration itself and refuses what it does not find there): an unknown share key, a share
+// key of a project the entry does not reach, a key for a share-all entry, a wrong hash and an
+// unknown entry are refused and start nothing; the same request with what the configuration
+// holds starts the upstream and calls it.
+func TestBrokerRefusesUnknownRequests(t *testing.T) {
+	f := newBrokerFixture(t)
+	other := filepath.Join(f.dir, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.write(t, "home/projects.json", map[string]any{"projects": []any{map[string]any{"name": "demo", "root": f.ws},
+		map[string]any{"name": "other", "root": other}}})
+	recP, recA := filepath.Join(f.dir, "rec-p.jsonl"), filepath.Join(f.dir, "rec-a.jsonl")
+	f.caps(t, []map[string]any{
+		{"id": "p", "scope": "corpus demo", "share": "project", "restart_delay": 0.2, "read": []string{"pid"}, "command": f.testServer("--record", recP)},
+		{"id": "a", "scope": "global", "share": "all", "restart_delay": 0.2, "read": []string{"pid"}, "command": f.testServer("--record", recA)},
+	})
+	reg, err := policy.Load(policy.Paths{Home: f.home})
+	if err != nil || len(reg.Providers) != 2 {
+		t.Fatalf("policy: %v, %d providers (%v)", err, len(reg.Providers), reg.Problems)
+	}
+	launch := map[string]string{}
+	for _, p := range reg.Providers {
+		launch[p.ID] = p.LaunchKeyNow()
+	}
+
+	// A turn's answer starts the broker (and p's upstream for demo).
+	out, errOut, code := f.spearIn(t, f.turn(t, "t1"), "", "-c", "spear-capability invoke p/pid {}")
+	if code != 0 {
+		t.Fatalf("invoke: exit %d, %s %s", code, out, errOut)
+	}
+	socks := brokerSockets(f.run)
+	if len(socks) != 1 || len(livePids(recP)) != 1 {
+		t.Fatalf("sockets %v, p's processes %v: want one broker and one upstream", socks, livePids(recP))
+	}
+	hello := brokerAsk(t, socks[0], 0)
+	broker, _ := hello[0]["broker"].(map[string]any)
+	protocol, ok := broker["protocol"].(float64)
+	if !ok {
+		t.Fatalf("hello answered %v, with no broker protocol", hello)
+	}
+
+	start := func(provider, key, hash string) map[string]any {
+		return map[string]any{"op": "start", "provider": provider, "share_key": key, "launch": hash}
+	}
+	for _, tc := range []struct {
+		name string
+		req  map[string]any
+	}{
+		{"a share key the registry does not hold", start("p", "nosuch", launch["p"])},
+		{"a project the entry does not reach", start("p", "other", launch["p"])},
+		{"a project key for a share-all entry", start("a", "demo", launch["a"])},
+		{"another entry's launch hash", start("p", "demo", launch["a"])},
+		{"a launch hash of nothing", start("p", "demo", strings.Repeat("0", 64))},
+		{"an entry the configuration does not hold", start("ghost", "demo", launch["p"])},
+	} {
+		answers := brokerAsk(t, socks[0], int(protocol), tc.req, map[string]any{"op": "call", "name": "pid", "arguments": map[string]any{}})
+		if len(answers) < 2 || answers[1]["err"] == nil {
+			t.Errorf("%s: %v: answered %v, want a refusal", tc.name, tc.req, answers)
+		}
+		if len(answers) > 2 {
+			t.Errorf("%s: the call after the refused start was answered: %v", tc.name, answers[2])
+		}
+	}
+	if pids := livePids(recP); len(pids) != 1 {
+		t.Errorf("p runs in %d processes %v, want its one for demo", len(pids), pids)
+	}
+	if pids := livePids(recA); len(pids) != 0 {
+		t.Errorf("a runs in %v, want none", pids)
+	}
+	// What the configuration holds is served.
+	answers := brokerAsk(t, socks[0], int(protocol), start("a", "", launch["a"]), map[string]any{"op": "call", "name": "pid", "arguments": map[string]any{}})
+	if len(answers) != 3 || answers[1]["err"] != nil || answers[2]["result"] == nil {
+		t.Errorf("a, share all: answered %v, want a start and a call's result", answers)
+	}
+	if pids := livePids(recA); len(pids) != 1 {
+		t.Errorf("a runs in %v, want one process", pids)
 	}
 }
