@@ -76,6 +76,8 @@ func (e *turnEnv) downList() []Down {
 	for _, id := range e.order {
 		if p := e.provs[id]; p.down != "" {
 			out = append(out, Down{id, p.down})
+		} else if p.unavail != "" {
+			out = append(out, Down{id, p.unavail})
 		}
 	}
 	return out
@@ -180,6 +182,9 @@ func (t *Turn) lookup(target string) (*tool, string, string) {
 	}
 	if p.down != "" {
 		return nil, CodeUnavailable, fmt.Sprintf("%s: provider %s is unavailable for the rest of this turn: %s", boundName(target), id, p.down)
+	}
+	if p.unavail != "" {
+		return nil, CodeUnavailable, fmt.Sprintf("%s: provider %s is unavailable: %s", boundName(target), id, p.unavail)
 	}
 	tl := p.byName[name]
 	if tl == nil {

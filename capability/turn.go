@@ -4,8 +4,10 @@ import (
 	"context"
 	"sync"
 
+	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // turnEnv is everything loaded at the turn's first need: the turn's provider core, and what
@@ -32,6 +34,9 @@ type turnEnv struct {
 
 	keeperOnce sync.Once
 	link       *keeper.Link // nil: this process starts its providers itself
+
+	brokerOnce sync.Once
+	brokerLink *broker.Link // the shared entries' (SPEC 14)
 }
 
 // newEnv wraps a loaded provider core.
@@ -39,10 +44,19 @@ func newEnv(s Settings, core *providers.Turn) *turnEnv {
 	s.ManifestPath = core.Settings.ManifestPath // --manifest as typed, made absolute
 	e := &turnEnv{Turn: core, s: s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
 	for _, o := range core.Offered {
-		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly}
+		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly, shareKey: shareKey(o.Config, core.Offer.Project)}
 		e.order = append(e.order, o.Config.ID)
 	}
 	return e
+}
+
+// shareKey is the key the broker runs a shared entry's upstream under for a turn of project:
+// the project for share project, "" for share all.
+func shareKey(p *policy.Provider, project string) string {
+	if p.Share == policy.ShareProject {
+		return project
+	}
+	return ""
 }
 
 // load reads the manifest, the registry and opens the audit trail and the state, once.

@@ -6,6 +6,8 @@ package broker
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -272,7 +274,13 @@ func (u *upstream) call(req provlink.Request) provlink.Response {
 		return u.b.failure(err, "")
 	}
 	u.fault(c, mcpstdio.StageCall, err)
-	return u.b.failure(err, c.StderrTail())
+	if errors.Is(err, mcpstdio.ErrClosed) {
+		// Stopped under the call: it exited (the watch saw it first), or the broker ends.
+		err = fmt.Errorf("%w: its server stopped during the call", io.ErrUnexpectedEOF)
+	}
+	r := u.b.failure(err, c.StderrTail())
+	r.Err.Stage = mcpstdio.StageCall
+	return r
 }
 
 func (u *upstream) noTimeout() {

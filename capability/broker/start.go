@@ -26,7 +26,11 @@ import (
 var ErrUnavailable = errors.New("the broker cannot be reached")
 
 // ErrDown is an upstream the broker holds that is down (restarting, or held down for flapping).
-var ErrDown = errors.New("the provider's server is down")
+var ErrDown = provlink.ErrDown
+
+// ErrRefused is the broker refusing a request: the entry, share key or launch keys it names are
+// not in the configuration as the broker reads it.
+var ErrRefused = errors.New("the broker refused the request")
 
 // ErrLost is the broker's connection failing under a request: the call may have run; it is not
 // sent again.
@@ -168,7 +172,7 @@ func unavailable(err error) error {
 func failure(w *provlink.WireError) error {
 	switch {
 	case w.Keeper:
-		return &providers.Failure{Msg: w.Msg, Stage: mcpstdio.StageStart, Is: []error{ErrUnavailable}}
+		return &providers.Failure{Msg: w.Msg, Stage: mcpstdio.StageStart, Is: []error{ErrRefused}}
 	case w.Down:
 		return &providers.Failure{Msg: w.Msg, Stage: mcpstdio.StageStart, Is: []error{ErrDown}}
 	}
@@ -184,7 +188,7 @@ func lost(stage string, err error) error {
 // turn is told.
 func IsDown(err error) (string, bool) {
 	var f *providers.Failure
-	if errors.As(err, &f) && (errors.Is(err, ErrDown) || errors.Is(err, ErrUnavailable)) {
+	if errors.As(err, &f) && (errors.Is(err, ErrDown) || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrRefused)) {
 		return f.Msg, true
 	}
 	return "", false

@@ -105,7 +105,7 @@ func (u *upstream) downError() error {
 	if why == "" {
 		why = u.state
 	}
-	return &downErr{msg: "provider " + u.id + " is " + why}
+	return &downErr{msg: why}
 }
 
 type downErr struct{ msg string }

@@ -128,6 +128,10 @@ func (k *server) start(id string) (*kept, provlink.Response) {
 	if !offered {
 		return nil, provlink.Response{Err: &provlink.WireError{Msg: "provider " + strconv.Quote(id) + " is not offered to this turn", Keeper: true}}
 	}
+	if p.Config.Share != "" {
+		// The broker's, for every face: the keeper never holds or relays a shared entry (SPEC 12, 14).
+		return nil, provlink.Response{Err: &provlink.WireError{Msg: "provider " + strconv.Quote(id) + " is shared: the broker runs it", Keeper: true}}
+	}
 	if _, down, err := k.t.State.Read(providers.DownFact(id)); err != nil || down {
 		return nil, provlink.Response{Err: &provlink.WireError{Msg: "provider " + strconv.Quote(id) + " is out of this turn", Keeper: true}}
 	}

@@ -36,6 +36,10 @@ import (
 	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
+// ErrDown is a held provider that is down (the broker's upstream restarting or held down for
+// flapping): the failure's message says why.
+var ErrDown = errors.New("the provider's server is down")
+
 // MaxNames bounds the names one tools request may ask (a describe of many ids asks them all);
 // an answer that needs more lists the provider whole.
 const MaxNames = 4096
@@ -246,6 +250,9 @@ func (w *WireError) Err() error {
 	}
 	if w.TooLarge != nil {
 		e.Is = append(e.Is, w.TooLarge)
+	}
+	if w.Down {
+		e.Is = append(e.Is, ErrDown)
 	}
 	return e
 }
