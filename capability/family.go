@@ -40,11 +40,6 @@ type prov struct {
 	tools     []*tool // valid, visible tools in listing order
 	byName    map[string]*tool
 	down      string // non-empty: unavailable for the rest of the turn (what the turn is told)
-	// A shared entry (SPEC 14) is never down for the rest of the turn: unavail says why its
-	// upstream could not be had for this answer (restarting, held down, no broker), and shareKey
-	// is the share key the broker is asked for (the turn's project for share project).
-	unavail  string
-	shareKey string
 	listedSeq int    // the answer in which the tools were last listed
 
 	unusable []rejectedTool // listed but left out, that this offer may tell of (unusable.go)
@@ -57,6 +52,12 @@ type prov struct {
 	// listing: the hash of the keeper's listing that fetched came from, when the client sends
 	// calls guarded by it (providers.GuardedCaller); "" otherwise.
 	listing string
+
+	// A shared entry (SPEC 14) is never down for the rest of the turn: unavail says why its
+	// upstream could not be had for this answer (restarting, held down, no broker), and shareKey
+	// is the share key the broker is asked for (the turn's project for share project).
+	unavail  string
+	shareKey string
 }
 
 // tool is one capability: a provider's tool whose definition passed the checks.

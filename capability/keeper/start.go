@@ -117,4 +117,3 @@ func (k *Link) launch() error {
 	}
 	return nil
 }
-
