@@ -5,11 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
@@ -62,6 +65,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		}
 		e.Manifest = man
 	}
+	bw, bst, berr := broker.Status(s.Getenv)
 	var wg sync.WaitGroup
 	for i := range reg.Providers {
 		p := &reg.Providers[i]
@@ -71,7 +75,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := startAndList(ctx, e, &prov{cfg: p}, false)
+			r := startAndList(ctx, e, &prov{cfg: p, shareKey: checkKey(reg, p, bst)}, false)
 			if r.client != nil {
 				defer r.client.Close()
 			}
@@ -83,6 +87,9 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		}()
 	}
 	wg.Wait()
+	if bst != nil || hasShared(reg) {
+		bw, bst, berr = broker.Status(s.Getenv) // as it is now that the shared entries were reached
+	}
 
 	for i := range reg.Providers {
 		p := &reg.Providers[i]
@@ -111,6 +118,9 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 			}
 		}
 		projects, unknown := reg.Reach(p)
+		if p.Share != "" {
+			checkShared(&out, p, projects, bst)
+		}
 		for _, u := range unknown {
 			fmt.Fprintf(&out, "  scope names unknown %s %q\n", p.Scope.Kind, u)
 		}
@@ -128,6 +138,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(&out, "%s: rejected (%s)\n", id, rj.Reason)
 	}
+	checkBroker(&out, reg, bw, bst, berr)
 	iso := s.Isolation
 	if iso == "" {
 		iso = "unknown"
@@ -138,7 +149,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 	}
 	out.WriteString("mcp face: spear-mcp serves this configuration to terminals that speak MCP; its guarantees hold only " +
 		"where the agent's commands run inside spear-shell's boundary, which keeps SPEAR_HOME, the state parent and the " +
-		"keeper's socket out of the agent's reach: register it only in a terminal whose shell is spear-shell with " +
+		"keeper's and the broker's sockets out of the agent's reach: register it only in a terminal whose shell is spear-shell with " +
 		"isolation on (docs/mcp.md)\n")
 	stdout.Write(red.Bytes(out.Bytes()))
 	if !ok {
@@ -163,4 +174,81 @@ func checkPrompts(out *bytes.Buffer, e *turnEnv, dirs []string) bool {
 		fmt.Fprintf(out, "  left out: %s (%s)\n", sk.Path, shown(sk.Reason, reasonMax))
 	}
 	return len(skipped) == 0
+}
+
+// checkKey is the share key --check reaches a shared entry under (SPEC 8): a running upstream's,
+// else the first project (in registry order) the entry reaches for share project.
+func checkKey(reg *policy.Registry, p *policy.Provider, st *provlink.BrokerStatus) string {
+	if p.Share != policy.ShareProject {
+		return ""
+	}
+	if st != nil {
+		for _, u := range st.Upstreams {
+			if u.Provider == p.ID && u.State != "retired" {
+				return u.ShareKey
+			}
+		}
+	}
+	if projects, _ := reg.Reach(p); len(projects) > 0 {
+		return projects[0]
+	}
+	return ""
+}
+
+// checkShared says how a shared entry is run: by the broker, per upstream its state (never its
+// environment), and a share all entry that reaches more than one project.
+func checkShared(out *bytes.Buffer, p *policy.Provider, projects []string, st *provlink.BrokerStatus) {
+	fmt.Fprintf(out, "  shared (%s) through the broker; restart_delay %gs\n", p.Share, p.RestartDelay.Seconds())
+	if p.Share == policy.ShareAll && len(projects) > 1 {
+		fmt.Fprintf(out, "  warning: %s is shared with all and reaches more than one project (%s): they share one server and its state\n",
+			p.ID, strings.Join(projects, ", "))
+	}
+	if st == nil {
+		return
+	}
+	for _, u := range st.Upstreams {
+		if u.Provider != p.ID {
+			continue
+		}
+		key := u.ShareKey
+		if key == "" {
+			key = "(all)"
+		}
+		switch u.State {
+		case "up":
+			fmt.Fprintf(out, "  upstream %s: up (pid %d, started %d times)\n", key, u.Pid, u.Starts)
+		case "held":
+			fmt.Fprintf(out, "  upstream %s: %s\n", key, clean(u.Why))
+		default:
+			fmt.Fprintf(out, "  upstream %s: %s (started %d times)\n", key, clean(u.State), u.Starts)
+		}
+	}
+}
+
+func hasShared(reg *policy.Registry) bool {
+	return slices.ContainsFunc(reg.Providers, func(p policy.Provider) bool { return p.Share != "" && p.Enabled })
+}
+
+// checkBroker says which broker socket this process reaches and whether a broker runs there.
+func checkBroker(out *bytes.Buffer, reg *policy.Registry, w broker.Where, st *provlink.BrokerStatus, err error) {
+	shared := 0
+	for _, p := range reg.Providers {
+		if p.Share != "" {
+			shared++
+		}
+	}
+	switch {
+	case err != nil && w.Socket == "":
+		fmt.Fprintf(out, "broker: unusable: %v\n", err)
+	case err != nil:
+		fmt.Fprintf(out, "broker: %s: %v\n", w.Socket, err)
+	case st == nil:
+		fmt.Fprintf(out, "broker: %s: not running (%d shared entries)\n", w.Socket, shared)
+	default:
+		mode := "on demand"
+		if st.Foreground {
+			mode = "foreground"
+		}
+		fmt.Fprintf(out, "broker: %s: running (pid %d, %s; %d shared entries)\n", w.Socket, st.Pid, mode, shared)
+	}
 }
