@@ -78,7 +78,15 @@ func cmdBrokerHome(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: broker-home CAPS.json")
 	}
 	work := ts.Getenv("WORK")
-	ts.Defer(func() { stopBrokers(ts.Getenv("XDG_RUNTIME_DIR"), work) })
+	// A runtime directory of its own, short: the broker's socket, broker-<32 hex>.sock in the
+	// state parent under it, must fit 107 bytes, which $WORK-run does not leave room for.
+	run, err := os.MkdirTemp("", "sb-")
+	ts.Check(err)
+	ts.Setenv("XDG_RUNTIME_DIR", run)
+	ts.Defer(func() {
+		stopBrokers(run, work)
+		os.RemoveAll(run)
+	})
 	home, ws, other := ts.MkAbs("home"), ts.MkAbs("ws"), ts.MkAbs("other")
 	for _, d := range []string{home, ws, other} {
 		ts.Check(os.MkdirAll(d, 0o755))
@@ -966,8 +974,8 @@ func TestBrokerRefusesUnknownRequests(t *testing.T) {
 		map[string]any{"name": "other", "root": other}}})
 	recP, recA := filepath.Join(f.dir, "rec-p.jsonl"), filepath.Join(f.dir, "rec-a.jsonl")
 	f.caps(t, []map[string]any{
-		{"id": "p", "scope": "corpus demo", "share": "project", "restart_delay": 0.2, "read": []string{"pid"}, "command": f.testServer("--record", recP)},
-		{"id": "a", "scope": "global", "share": "all", "restart_delay": 0.2, "read": []string{"pid"}, "command": f.testServer("--record", recA)},
+		{"id": "p", "scope": "corpus demo", "share": "project", "restart_delay": 0.2, "read": []string{"pid"}, "command": f.testServer("--tools", "pid", "--record", recP)},
+		{"id": "a", "scope": "corpus other", "share": "all", "restart_delay": 0.2, "read": []string{"pid"}, "command": f.testServer("--tools", "pid", "--record", recA)},
 	})
 	reg, err := policy.Load(policy.Paths{Home: f.home})
 	if err != nil || len(reg.Providers) != 2 {
@@ -978,7 +986,7 @@ func TestBrokerRefusesUnknownRequests(t *testing.T) {
 		launch[p.ID] = p.LaunchKeyNow()
 	}
 
-	// A turn's answer starts the broker (and p's upstream for demo).
+	// A turn's answer starts the broker (and p's upstream for demo; a reaches only other).
 	out, errOut, code := f.spearIn(t, f.turn(t, "t1"), "", "-c", "spear-capability invoke p/pid {}")
 	if code != 0 {
 		t.Fatalf("invoke: exit %d, %s %s", code, out, errOut)

@@ -8,6 +8,8 @@
 //   --exit-if FILE    the same, when FILE exists (one that started once, then cannot)
 //   --record FILE     append one JSON line per call event: {"ev":"start"|"end","tool","arg","pid","t"}
 //   --hang-at-start   never serve (start-up timeout)
+//   --tools a,b       list only these of the tools below (a turn's family of up to 8 tools is
+//                     shown whole, and its tools need no describe before an invoke)
 //
 // Its tools (all READ in the tests' entries):
 //   echo {message}    answers the message, exactly (caller isolation)
@@ -46,7 +48,7 @@ const note = (ev, tool, arg) => {
 const text = (s, isError = false) => ({ content: [{ type: "text", text: s }], ...(isError ? { isError: true } : {}) });
 const object = (props) => ({ type: "object", properties: props });
 
-const tools = [
+const allTools = [
   { name: "echo", description: "Answers its message.", inputSchema: object({ message: { type: "string" } }) },
   { name: "sleep", description: "Answers its message after ms milliseconds.",
     inputSchema: object({ ms: { type: "integer" }, message: { type: "string" } }) },
@@ -54,6 +56,9 @@ const tools = [
   { name: "pid", description: "Answers the server's process id.", inputSchema: object({}) },
   { name: "env", description: "Fails, saying its environment.", inputSchema: object({}) },
 ];
+
+const only = value("--tools")?.split(",");
+const tools = only ? allTools.filter((t) => only.includes(t.name)) : allTools;
 
 const server = new Server({ name: "broker-test-server", version: "1.0.0" }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
