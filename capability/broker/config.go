@@ -43,10 +43,16 @@ func fileID(path string) string {
 // load returns the registry as the files are now. err is a fatal error (the file is invalid:
 // turns get no providers, and the broker stops none of its upstreams for it).
 func (c *config) load() (*policy.Registry, *audit.Redactor, error) {
+	return c.loadIf(false)
+}
+
+// loadIf is load, read again when fresh even if the files did not change: what the files name
+// (a program, resolved when they are loaded) may have.
+func (c *config) loadIf(fresh bool) (*policy.Registry, *audit.Redactor, error) {
 	ids := [2]string{fileID(filepath.Join(c.paths.Home, "projects.json")), fileID(c.paths.CapabilitiesFile)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.read || ids != c.ids {
+	if fresh || !c.read || ids != c.ids {
 		c.reg, c.err = policy.Load(c.paths)
 		c.red = audit.NewRedactor(c.reg.Secrets())
 		c.ids, c.read = ids, true
@@ -58,7 +64,14 @@ func (c *config) load() (*policy.Registry, *audit.Redactor, error) {
 // project for share project, "" for all), with launch keys hashing to launch. why says what was
 // not found.
 func (c *config) lookup(id, key, launch string) (p *policy.Provider, why string) {
-	reg, _, err := c.load()
+	if p, why = c.find(id, key, launch, false); p == nil {
+		p, why = c.find(id, key, launch, true) // not found as cached: as the files are read now
+	}
+	return p, why
+}
+
+func (c *config) find(id, key, launch string, fresh bool) (p *policy.Provider, why string) {
+	reg, _, err := c.loadIf(fresh)
 	if err != nil {
 		return nil, "the configuration cannot be used: " + err.Error()
 	}

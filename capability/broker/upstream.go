@@ -234,6 +234,9 @@ func (u *upstream) fault(c *mcpstdio.Client, stage string, err error) {
 		return
 	}
 	u.client = nil
+	if u.state == stateUp {
+		u.state, u.why = stateRestarting, "restarting" // while it stops; stopped decides what follows
+	}
 	u.mu.Unlock()
 	c.Close()
 	u.b.procs.remove(c.Pid())

@@ -1,0 +1,442 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
+)
+
+var fakeProvider string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "broker-test")
+	if err != nil {
+		panic(err)
+	}
+	fakeProvider = filepath.Join(dir, "fakeprovider")
+	if out, err := exec.Command("go", "build", "-o", fakeProvider, "../../testdata/fakeprovider").CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("build fakeprovider: %v\n%s", err, out))
+	}
+	code := 0
+	func() {
+		defer os.RemoveAll(dir)
+		goleak.VerifyTestMain(exitCatcher{&code, m})
+	}()
+	os.Exit(code)
+}
+
+// exitCatcher lets TestMain clean up after goleak's check.
+type exitCatcher struct {
+	code *int
+	m    *testing.M
+}
+
+func (e exitCatcher) Run() int { *e.code = e.m.Run(); return *e.code }
+
+// fixture is a broker serving a configuration of its own, in this process.
+type fixture struct {
+	t      *testing.T
+	dir    string
+	w      Where
+	env    map[string]string
+	done   chan struct{}
+	stopMu sync.Once
+}
+
+// newFixture writes a configuration (project demo rooted at dir/proj; caps with $FAKE and $DIR
+// replaced) and runs a broker on it.
+func newFixture(t *testing.T, caps string) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	for _, d := range []string{home, filepath.Join(dir, "proj"), filepath.Join(dir, "other")} {
+		os.MkdirAll(d, 0o700)
+	}
+	os.WriteFile(filepath.Join(home, "projects.json"), []byte(`{"projects": [{"name": "demo", "root": "`+dir+`/proj"}, {"name": "other", "root": "`+dir+`/other"}]}`), 0o600)
+	caps = strings.NewReplacer("$FAKE", fakeProvider, "$DIR", dir).Replace(caps)
+	os.WriteFile(filepath.Join(home, "capabilities.json"), []byte(caps), 0o600)
+	runDir, err := os.MkdirTemp("", "bk") // short: a socket path holds 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runDir) })
+	f := &fixture{t: t, dir: dir, done: make(chan struct{}),
+		env: map[string]string{"SPEAR_HOME": home, "XDG_RUNTIME_DIR": runDir}}
+	w, err := whereFrom(f.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.w = w
+	ln, err := listen(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(f.done)
+		run(w, ln, false, false)
+	}()
+	t.Cleanup(f.stop)
+	return f
+}
+
+func (f *fixture) getenv(k string) string { return f.env[k] }
+
+func (f *fixture) write(name, content string) string {
+	path := filepath.Join(f.dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		f.t.Fatal(err)
+	}
+	return path
+}
+
+func (f *fixture) stop() {
+	f.stopMu.Do(func() {
+		if code := Stop(f.getenv, os.Stderr); code != 0 {
+			f.t.Errorf("Stop: %d", code)
+		}
+		select {
+		case <-f.done:
+		case <-time.After(10 * time.Second):
+			f.t.Error("the broker did not end")
+		}
+	})
+}
+
+// records returns the broker's audit records of event name.
+func (f *fixture) records(name string) []map[string]any {
+	data, _ := os.ReadFile(filepath.Join(f.env["SPEAR_HOME"], "audit.jsonl"))
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r map[string]any
+		if json.Unmarshal([]byte(line), &r) == nil && r["event"] == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// entry is the configuration's entry id, as a caller loads it.
+func (f *fixture) entry(id string) *policy.Provider {
+	reg, err := policy.Load(policy.Paths{Home: f.env["SPEAR_HOME"]})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	p := reg.Provider(id)
+	if p == nil {
+		f.t.Fatalf("no entry %s: %v", id, reg.Problems)
+	}
+	return p
+}
+
+func (f *fixture) start(ctx context.Context, id, key string) (providers.Client, error) {
+	return NewLink(f.getenv, "").Start(ctx, f.entry(id), key)
+}
+
+func call(t *testing.T, c providers.Client, name, args string) (*mcpstdio.CallResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.CallTool(ctx, name, json.RawMessage(args))
+}
+
+const echoTools = `{"tools": [
+  {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}, "behavior": {"echo": true}},
+  {"name": "slow", "description": "Slow.", "inputSchema": {"type": "object"}, "behavior": {"echo": true, "sleepMs": 1500}},
+  {"name": "crash", "description": "Crash.", "inputSchema": {"type": "object"}, "behavior": {"stderr": "dying", "crash": 2}}
+]}`
+
+// Six callers share one upstream over its one connection: each answer is its own caller's, the
+// upstream runs once, and a caller's slow call does not hold another caller's calls back beyond
+// the upstream's own serialization.
+func TestCallersShareOneUpstream(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "all"}]}`)
+	f.write("p.json", echoTools)
+	var wg sync.WaitGroup
+	errs := make(chan error, 6*30)
+	for i := range 6 {
+		wg.Go(func() {
+			c, err := f.start(context.Background(), "p", "")
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			for j := range 30 {
+				want := fmt.Sprintf(`{"caller":%d,"n":%d}`, i, j)
+				res, err := call(t, c, "echo", want)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got := res.Content[0].Text; got != want {
+					errs <- fmt.Errorf("caller %d got %s, want %s", i, got, want)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := len(f.records("provider_started")); n != 1 {
+		t.Errorf("%d provider_started records, want 1", n)
+	}
+}
+
+// A caller's cancel reaches the upstream and counts for nothing; the call's connection is let go
+// and another caller's calls go on.
+func TestCancelIsTheCallersOwn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "all", "timeout": 5}]}`)
+	f.write("p.json", echoTools)
+	a, err := f.start(context.Background(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := f.start(context.Background(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for range 4 { // more than three: a cancel is never a timeout
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+		_, err := a.CallTool(ctx, "slow", json.RawMessage(`{}`))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled call: %v", err)
+		}
+		a.Close()
+		if a, err = f.start(context.Background(), "p", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, err := call(t, b, "echo", `{"b":1}`); err != nil || res.Content[0].Text != `{"b":1}` {
+		t.Fatalf("the other caller: %v %v", res, err)
+	}
+	if n := len(f.records("provider_failed")); n != 0 {
+		t.Errorf("%d provider_failed records after cancels, want 0", n)
+	}
+}
+
+// An upstream that dies under a call answers it unavailable and is started again after its
+// restart_delay; meanwhile calls are refused restarting.
+func TestRestartAfterAnExit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "project", "restart_delay": 0.3}]}`)
+	f.write("p.json", echoTools)
+	c, err := f.start(context.Background(), "p", "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := call(t, c, "crash", `{}`); err == nil || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("crash: %v", err)
+	}
+	_, err = call(t, c, "echo", `{}`)
+	if why, down := IsDown(err); !down || why != "restarting" {
+		t.Fatalf("during the restart: %v (%q %v)", err, why, down)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if res, err := call(t, c, "echo", `{"again":1}`); err != nil || res.Content[0].Text != `{"again":1}` {
+		t.Fatalf("after the restart: %v %v", res, err)
+	}
+	if n := len(f.records("provider_restarted")); n != 1 {
+		t.Errorf("%d provider_restarted records, want 1", n)
+	}
+	fails := f.records("provider_failed")
+	if len(fails) != 1 || fails[0]["share_key"] != "demo" || fails[0]["stderr_tail"] != "dying" {
+		t.Errorf("provider_failed: %v", fails)
+	}
+}
+
+// An upstream that exits at each start is held down after flapping.exits stops within the
+// window: one provider_flapping record, callers told so, until --broker-release.
+func TestHeldDownAfterFlapping(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "all", "restart_delay": 0}],
+		"broker": {"flapping": {"exits": 3, "within": 60}}}`)
+	f.write("p.json", `{"exit": 3, "tools": []}`)
+	_, err := f.start(context.Background(), "p", "")
+	if err == nil {
+		t.Fatal("a server that exits at start was started")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(f.records("provider_flapping")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // nothing more comes
+	if n := len(f.records("provider_flapping")); n != 1 {
+		t.Fatalf("%d provider_flapping records, want 1", n)
+	}
+	if n := len(f.records("provider_failed")); n != 3 {
+		t.Errorf("%d provider_failed records, want 3", n)
+	}
+	_, err = f.start(context.Background(), "p", "")
+	if why, down := IsDown(err); !down || why != "held down after 3 exits in 60 seconds" {
+		t.Fatalf("held: %v", err)
+	}
+	f.write("p.json", echoTools)
+	null, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	defer null.Close()
+	if code := Release(f.getenv, "p", null, os.Stderr); code != 0 {
+		t.Fatalf("release: %d", code)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, err := f.start(context.Background(), "p", "")
+		if err == nil {
+			res, err := call(t, c, "echo", `{}`)
+			c.Close()
+			if err != nil || res.Content[0].Text != `{}` {
+				t.Fatalf("after release: %v %v", res, err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not up after release: %v", err)
+		}
+	}
+}
+
+// A single timeout affects only its call; three in a row stop the upstream, which restarts.
+func TestThreeTimeoutsInARow(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "all", "restart_delay": 0.1, "timeout": 0.3}]}`)
+	f.write("p.json", `{"tools": [
+  {"name": "echo", "inputSchema": {"type": "object"}, "behavior": {"echo": true}},
+  {"name": "hang", "inputSchema": {"type": "object"}, "behavior": {"sleepMs": 400}}]}`)
+	c, err := f.start(context.Background(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	timeout := func() {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		if _, err := c.CallTool(ctx, "hang", json.RawMessage(`{}`)); !errors.Is(err, mcpstdio.ErrTimeout) {
+			t.Fatalf("hang: %v", err)
+		}
+	}
+	timeout()
+	time.Sleep(200 * time.Millisecond) // the late answer comes and is discarded
+	if _, err := call(t, c, "echo", `{}`); err != nil {
+		t.Fatalf("after one timeout: %v", err)
+	}
+	timeout()
+	timeout()
+	timeout()
+	fails := f.records("provider_failed")
+	if len(fails) != 1 || !strings.Contains(fails[0]["reason"].(string), "3 calls in a row") {
+		t.Fatalf("provider_failed: %v", fails)
+	}
+}
+
+// A request whose entry, share key or launch keys the configuration does not hold is refused
+// and starts nothing.
+func TestRefusesWhatTheConfigurationDoesNotHold(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [
+  {"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "corpus demo", "share": "project"},
+  {"id": "q", "command": ["$FAKE", "$DIR/p.json"], "scope": "global"}]}`)
+	f.write("p.json", echoTools)
+	p := f.entry("p")
+	l := NewLink(f.getenv, "")
+	for name, try := range map[string]func() error{
+		"unreached project": func() error { _, err := l.Start(context.Background(), p, "other"); return err },
+		"unknown project":   func() error { _, err := l.Start(context.Background(), p, "nope"); return err },
+		"empty key":         func() error { _, err := l.Start(context.Background(), p, ""); return err },
+		"unshared entry":    func() error { _, err := l.Start(context.Background(), f.entry("q"), ""); return err },
+		"other launch keys": func() error {
+			other := *p
+			other.Env = map[string]string{"X": "1"}
+			_, err := l.Start(context.Background(), &other, "demo")
+			return err
+		},
+	} {
+		if err := try(); !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: %v, want a refusal", name, err)
+		}
+	}
+	if n := len(f.records("provider_started")); n != 0 {
+		t.Errorf("%d upstreams started", n)
+	}
+}
+
+// A shared entry whose program lies in a registered project root is never started (stage trust).
+func TestProgramInAProjectRootIsNotStarted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$DIR/proj/fake", "$DIR/p.json"], "scope": "global", "share": "all", "restart_delay": 0}],
+		"broker": {"flapping": {"exits": 1, "within": 60}}}`)
+	data, _ := os.ReadFile(fakeProvider)
+	os.WriteFile(filepath.Join(f.dir, "proj", "fake"), data, 0o700)
+	f.write("p.json", echoTools)
+	_, err := f.start(context.Background(), "p", "")
+	if err == nil {
+		t.Fatal("started")
+	}
+	fails := f.records("provider_failed")
+	t.Log(err)
+	if len(fails) != 1 || fails[0]["stage"] != StageTrust {
+		t.Fatalf("provider_failed: %v", fails)
+	}
+	if n := len(f.records("provider_started")); n != 0 {
+		t.Errorf("%d upstreams started", n)
+	}
+}
+
+// The groups a killed broker recorded are reaped by the next one, and only those.
+func TestReapKillsOnlyRecordedGroups(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w := Locate(dir, dir, "")
+	orphan := exec.Command("sleep", "60")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	stranger := exec.Command("sleep", "60")
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	for _, c := range []*exec.Cmd{orphan, stranger} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer c.Process.Kill()
+	}
+	os_, _ := readStat(orphan.Process.Pid)
+	st, _ := readStat(stranger.Process.Pid)
+	dead := record{Broker: 1 << 22, Start: 1, Boot: bootID()} // no such broker runs
+	lines := []record{dead, {Pgid: orphan.Process.Pid, Start: os_.start, Boot: bootID()},
+		{Pgid: stranger.Process.Pid, Start: st.start + 1, Boot: bootID()}} // a start time that does not match
+	var b []byte
+	for _, r := range lines {
+		l, _ := json.Marshal(r)
+		b = append(append(b, l...), '\n')
+	}
+	os.WriteFile(w.Procs+"4194304.procs", b, 0o600)
+	if n := reapOrphans(w); n != 1 {
+		t.Errorf("reaped %d groups, want 1", n)
+	}
+	orphan.Wait()
+	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the stranger was killed: %v", err)
+	}
+	if _, err := os.Stat(w.Procs + "4194304.procs"); err == nil {
+		t.Error("the dead broker's record is left")
+	}
+}
