@@ -97,9 +97,16 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		switch {
 		case !p.Enabled:
 			fmt.Fprintf(&out, "%s: disabled\n", p.ID)
+		case r.err != nil && p.Share != "":
+			ok = false
+			fmt.Fprintf(&out, "%s: unavailable (%s)\n", p.ID, sharedReason(r.err))
 		case r.err != nil:
 			ok = false
 			fmt.Fprintf(&out, "%s: unavailable (%s: %s)\n", p.ID, failReason(r.err), shown(r.err.Error(), reasonMax))
+		case p.Share != "" && upstreamDown(bst, p.ID) != "":
+			// Listed from the broker's last listing; its server is down.
+			ok = false
+			fmt.Fprintf(&out, "%s: unavailable (%s)\n", p.ID, clean(upstreamDown(bst, p.ID)))
 		default:
 			fmt.Fprintf(&out, "%s: ok (%d tools)\n", p.ID, len(r.tools))
 			have := map[string]bool{}
@@ -191,6 +198,19 @@ func checkKey(reg *policy.Registry, p *policy.Provider, st *provlink.BrokerStatu
 	}
 	if projects, _ := reg.Reach(p); len(projects) > 0 {
 		return projects[0]
+	}
+	return ""
+}
+
+// upstreamDown says why an upstream of entry id is down (restarting, held down), "" when none is.
+func upstreamDown(st *provlink.BrokerStatus, id string) string {
+	if st == nil {
+		return ""
+	}
+	for _, u := range st.Upstreams {
+		if u.Provider == id && (u.State == "held" || u.State == "restarting") {
+			return u.Why
+		}
 	}
 	return ""
 }
