@@ -116,6 +116,12 @@ func (l *Link) Start(ctx context.Context, cfg *policy.Provider, key string) (pro
 func (l *Link) open(ctx context.Context, cfg *policy.Provider, key string) (*provlink.Conn, provlink.Response, error) {
 	for try := 0; ; try++ {
 		c, err := provlink.Dial(l.where.Socket, lost)
+		if err != nil && try == 0 && (errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)) {
+			// The broker this process reached has gone (killed, stopped, idle): a new one.
+			if err = ensureRunning(l.where, l.self, l.getenv, false); err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return nil, provlink.Response{}, unavailable(err)
 		}
