@@ -4,12 +4,14 @@ package broker
 // commands (--broker, --broker-stop, --broker-release, --check's status).
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -78,18 +80,15 @@ func (l *Link) Where() (Where, error) {
 	return w, err
 }
 
-// reach makes sure a broker of this protocol listens, once per process.
+// reach finds where this configuration's broker listens, once per process.
 func (l *Link) reach() error {
 	l.once.Do(func() {
 		l.where, l.err = whereFrom(l.getenv)
 		if l.err == nil && len(l.where.Socket) > provlink.MaxSocketPath {
 			l.err = fmt.Errorf("the socket path %s does not fit a unix socket address (%d bytes at most)", l.where.Socket, provlink.MaxSocketPath)
 		}
-		if l.err == nil {
-			l.err = ensureRunning(l.where, l.self, l.getenv, false)
-		}
 	})
-	return l.err
+	return l.err // a broker not yet running is started by open, whose dial finds none
 }
 
 // Start has the broker start (or reuse) the upstream of shared entry cfg for share key key.
@@ -366,7 +365,7 @@ func Stop(getenv func(string) string, stderr *os.File) int {
 		fmt.Fprintf(stderr, "spear-shell: --broker-stop: %v\n", err)
 		return 1
 	}
-	c, _, _, err := ask(w, provlink.Request{Op: provlink.OpStop, Reason: reasonStopped}, false)
+	c, st, _, err := ask(w, provlink.Request{Op: provlink.OpStop, Reason: reasonStopped}, false)
 	if err != nil {
 		if probe(w.Socket) != nil {
 			return 0 // none runs
@@ -380,7 +379,21 @@ func Stop(getenv func(string) string, stderr *os.File) int {
 	if unlock, err := lockFile(w.Lock); err == nil {
 		unlock()
 	}
+	waitGone(st.Pid, 5*time.Second)
 	return 0
+}
+
+// waitGone waits until process pid has exited (or is a zombie) or d passes.
+func waitGone(pid int, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return
+		}
+		if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) && data[i+2] == 'Z' {
+			return
+		}
+	}
 }
 
 // Release is --broker-release ID: it clears the flapping hold of entry id (0), 1 when none
