@@ -22,12 +22,12 @@ deps:
 		npm ci --prefix testdata/inspector --no-audit --no-fund --loglevel=error
 
 test: deps
-	SPEAR_REQUIRE_INTEROP=1 SPEAR_REQUIRE_BWRAP=1 $(GO) test -race -timeout 12m ./...
+	SPEAR_REQUIRE_INTEROP=1 SPEAR_REQUIRE_BWRAP=1 $(GO) test -race -timeout 12m ./... ./testdata/testkit
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$out" ] || { echo "gofmt needed: $$out"; exit 1; }
-	$(GO) vet ./...
-	$(GO) tool staticcheck ./...
+	$(GO) vet ./... ./testdata/testkit
+	$(GO) tool staticcheck ./... ./testdata/testkit
 
 # Short runs of every fuzz target (each for FUZZTIME); .ci/fuzz says why one may run twice.
 fuzz:

@@ -135,7 +135,7 @@ func (l *Logger) record(e Event, now time.Time) ([]byte, error) {
 func redactArgs(red *Redactor, raw json.RawMessage) string {
 	// Without escapes (and with valid UTF-8) every decoded string is a piece
 	// of raw as it is, so when raw holds no secret neither does any value.
-	if red.empty() || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && len(red.spans(raw)) == 0) {
+	if set := red.load(); set.empty() || (bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && len(set.spans(raw)) == 0) {
 		if json.Valid(raw) {
 			var b bytes.Buffer
 			if json.Compact(&b, raw) == nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Redacted replaces every occurrence of a secret.
@@ -22,6 +23,13 @@ const MinSecretBytes = 6
 // JSON-encoded or Go-quoted (%q), since results and error messages carry both.
 // A nil *Redactor redacts nothing. It is safe for concurrent use.
 type Redactor struct {
+	mu  sync.Mutex // serialises Add
+	set atomic.Pointer[secretSet]
+}
+
+// secretSet is what a Redactor looks for; Add replaces it whole, so each use reads one set.
+type secretSet struct {
+	given   []string // the secrets as given (Add starts from them)
 	secrets [][]byte // distinct, longest first
 	strs    []string // the same, as strings (String looks for them without a conversion each)
 	maxLen  int
@@ -31,6 +39,37 @@ type Redactor struct {
 // MinSecretBytes long; shorter ones are ignored.
 func NewRedactor(secrets []string) *Redactor {
 	r := &Redactor{}
+	r.set.Store(newSecretSet(secrets))
+	return r
+}
+
+// Add makes r redact secrets too (those at least MinSecretBytes long), from now on: a
+// provider's env_file is read when it starts, after the turn's redactor was made.
+func (r *Redactor) Add(secrets ...string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.set.Load()
+	fresh := false
+	for _, s := range secrets {
+		if len(s) >= MinSecretBytes && (cur == nil || !slices.Contains(cur.given, s)) {
+			fresh = true
+		}
+	}
+	if !fresh {
+		return
+	}
+	var all []string
+	if cur != nil {
+		all = slices.Clone(cur.given)
+	}
+	r.set.Store(newSecretSet(append(all, secrets...)))
+}
+
+func newSecretSet(secrets []string) *secretSet {
+	r := &secretSet{}
 	seen := map[string]bool{}
 	add := func(s string) {
 		if len(s) < MinSecretBytes || seen[s] {
@@ -39,6 +78,11 @@ func NewRedactor(secrets []string) *Redactor {
 		seen[s] = true
 		r.secrets = append(r.secrets, []byte(s))
 		r.maxLen = max(r.maxLen, len(s))
+	}
+	for _, s := range secrets {
+		if len(s) >= MinSecretBytes && !slices.Contains(r.given, s) {
+			r.given = append(r.given, s)
+		}
 	}
 	for _, s := range secrets {
 		if len(s) < MinSecretBytes {
@@ -71,19 +115,28 @@ func jsonInner(s string, escapeHTML bool) string {
 	return string(out[1 : len(out)-1])
 }
 
-func (r *Redactor) empty() bool { return r == nil || len(r.secrets) == 0 }
+// load returns the secrets r looks for now (nil: none).
+func (r *Redactor) load() *secretSet {
+	if r == nil {
+		return nil
+	}
+	return r.set.Load()
+}
+
+func (s *secretSet) empty() bool { return s == nil || len(s.secrets) == 0 }
 
 // Empty reports whether r has no secret to redact, so that a caller may skip encoding a value
 // only to redact it.
-func (r *Redactor) Empty() bool { return r.empty() }
+func (r *Redactor) Empty() bool { return r.load().empty() }
 
 // String returns s with every secret replaced.
 func (r *Redactor) String(s string) string {
-	if r.empty() {
+	set := r.load()
+	if set.empty() {
 		return s
 	}
 	found := false
-	for _, sec := range r.strs {
+	for _, sec := range set.strs {
 		if strings.Contains(s, sec) {
 			found = true
 			break
@@ -92,12 +145,14 @@ func (r *Redactor) String(s string) string {
 	if !found {
 		return s
 	}
-	return string(r.Bytes([]byte(s)))
+	return string(set.redact([]byte(s)))
 }
 
 // Bytes returns b with every secret replaced. When b holds no secret the
 // result is b itself.
-func (r *Redactor) Bytes(b []byte) []byte {
+func (r *Redactor) Bytes(b []byte) []byte { return r.load().redact(b) }
+
+func (r *secretSet) redact(b []byte) []byte {
 	sp := r.spans(b)
 	if len(sp) == 0 {
 		return b
@@ -111,7 +166,7 @@ type span struct{ start, end int }
 // spans returns where secrets occur in b, sorted, with overlapping or
 // touching occurrences merged so that no fragment of a secret survives
 // between two markers.
-func (r *Redactor) spans(b []byte) []span {
+func (r *secretSet) spans(b []byte) []span {
 	if r.empty() {
 		return nil
 	}
@@ -188,14 +243,15 @@ type RedactingWriter struct {
 func (rw *RedactingWriter) Write(p []byte) (int, error) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	if rw.r.empty() {
+	set := rw.r.load()
+	if set.empty() {
 		return rw.w.Write(p)
 	}
 	rw.buf = append(rw.buf, p...)
 	// Anything starting before e cannot be the start of a secret that is
 	// still incomplete.
-	e := max(len(rw.buf)-(rw.r.maxLen-1), rw.hist)
-	if err := rw.emit(e); err != nil {
+	e := max(len(rw.buf)-(set.maxLen-1), rw.hist)
+	if err := rw.emit(set, e); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -206,15 +262,16 @@ func (rw *RedactingWriter) Write(p []byte) (int, error) {
 func (rw *RedactingWriter) Flush() error {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
-	if rw.r.empty() {
+	set := rw.r.load()
+	if set.empty() {
 		return nil
 	}
-	return rw.emit(len(rw.buf))
+	return rw.emit(set, len(rw.buf))
 }
 
 // emit passes buf[hist:e] on, or further when a secret straddles e.
-func (rw *RedactingWriter) emit(e int) error {
-	sp := rw.r.spans(rw.buf)
+func (rw *RedactingWriter) emit(set *secretSet, e int) error {
+	sp := set.spans(rw.buf)
 	for _, s := range sp {
 		if s.start < e && s.end > e {
 			e = s.end
@@ -228,7 +285,7 @@ func (rw *RedactingWriter) emit(e int) error {
 	}
 	// Keep maxLen bytes already passed on, so that a secret continuing or
 	// touching one already marked merges with it (no second marker).
-	keep := max(e-rw.r.maxLen, 0)
+	keep := max(e-set.maxLen, 0)
 	n := copy(rw.buf, rw.buf[keep:])
 	rw.buf = rw.buf[:n]
 	rw.hist = e - keep

@@ -210,3 +210,47 @@ func BenchmarkRedactString(b *testing.B) {
 		_ = r.String(s)
 	}
 }
+
+// Add makes a redactor (and a writer made from it before) redact more from then on: a
+// provider's env_file is read when the provider starts, after the turn's redactor was made.
+func TestRedactorAdd(t *testing.T) {
+	t.Parallel()
+	var none *Redactor
+	none.Add("ignored-secret") // a nil redactor stays one
+	r := NewRedactor([]string{"first-secret"})
+	var out bytes.Buffer
+	w := r.NewWriter(&out)
+	r.Add("short", "later-secret", "first-secret")
+	if got := r.String("first-secret later-secret short"); got != "[REDACTED] [REDACTED] short" {
+		t.Errorf("String = %q", got)
+	}
+	if r.Empty() || NewRedactor(nil).Empty() != true {
+		t.Error("Empty")
+	}
+	e := NewRedactor(nil)
+	e.Add("was-empty")
+	if e.Empty() || e.String("x was-empty") != "x [REDACTED]" {
+		t.Errorf("Add to an empty redactor: %q", e.String("x was-empty"))
+	}
+	_, _ = w.Write([]byte("a later-sec"))
+	_, _ = w.Write([]byte("ret b"))
+	_ = w.Flush()
+	if out.String() != "a [REDACTED] b" {
+		t.Errorf("writer = %q", out.String())
+	}
+	// Concurrent Add and use: -race keeps it honest.
+	done := make(chan bool)
+	go func() {
+		for i := range 50 {
+			r.Add(fmt.Sprintf("added-%03d", i))
+		}
+		close(done)
+	}()
+	for range 50 {
+		_ = r.String("added-001 first-secret")
+	}
+	<-done
+	if got := r.String("added-049"); got != Redacted {
+		t.Errorf("after concurrent Adds: %q", got)
+	}
+}

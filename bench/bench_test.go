@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -86,8 +88,8 @@ func TestBwrapRecorder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "bwrap")
-	if out, err := exec.Command("go", "build", "-o", rec, "./bwraprec").CombinedOutput(); err != nil {
-		t.Fatalf("build bwraprec: %v\n%s", err, out)
+	if err := testkit.Build(rec, "./bench/bwraprec"); err != nil {
+		t.Fatal(err)
 	}
 	opts := filepath.Join(dir, "opts")
 	if err := os.WriteFile(opts, []byte("--bind\x00/\x00/\x00--chdir\x00/a b\x00"), 0o600); err != nil {
@@ -176,8 +178,8 @@ func TestBareClient(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, tool := range []string{"bareclient", "slowprovider"} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, tool), "./"+tool).CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", tool, err, out)
+		if err := testkit.Build(filepath.Join(dir, tool), "./bench/"+tool); err != nil {
+			t.Fatal(err)
 		}
 	}
 	bare := filepath.Join(dir, "bareclient")
@@ -197,8 +199,8 @@ func TestFaceHelpers(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, tool := range []string{"faceclient", "fwdserver", "listserver", "slowprovider"} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, tool), "./"+tool).CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", tool, err, out)
+		if err := testkit.Build(filepath.Join(dir, tool), "./bench/"+tool); err != nil {
+			t.Fatal(err)
 		}
 	}
 	fwd := []string{filepath.Join(dir, "fwdserver"), "--", filepath.Join(dir, "slowprovider"), "-catalog", "-tools", "100"}
@@ -235,8 +237,8 @@ func TestFloorHelpers(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, tool := range []string{"faceclient", "fwdserver", "relay", "slowprovider"} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, tool), "./"+tool).CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", tool, err, out)
+		if err := testkit.Build(filepath.Join(dir, tool), "./bench/"+tool); err != nil {
+			t.Fatal(err)
 		}
 	}
 	tmp, trail := t.TempDir(), filepath.Join(dir, "audit.jsonl")

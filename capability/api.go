@@ -32,7 +32,7 @@ type Request struct {
 // schema helper that judges what the native validator does not.
 type Settings struct {
 	providers.Settings
-	SchemaHelper string // the spear-shell-schema helper; "" = SchemaHelperName beside the running executable
+	SchemaHelper string // the spear-shell-schema helper; "" = schema.HelperName beside the running executable
 }
 
 // Answer codes (SPEC 5).

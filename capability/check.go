@@ -3,6 +3,7 @@ package capability
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -55,7 +56,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		err    error
 	}
 	results := make([]checked, len(reg.Providers))
-	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg}, s: s}
+	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Redactor: red}, s: s}
 	if s.ManifestPath != "" {
 		// The manifest's workspace and writable list are writable roots: no program may lie there.
 		man, err := policy.LoadManifest(s.ManifestPath, s.Cwd)
@@ -100,6 +101,9 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		case r.err != nil && p.Share != "":
 			ok = false
 			fmt.Fprintf(&out, "%s: unavailable (%s)\n", p.ID, sharedReason(r.err))
+		case r.err != nil && errors.Is(r.err, policy.ErrEnvFile):
+			ok = false // failReason says all: the file and the line
+			fmt.Fprintf(&out, "%s: unavailable (%s)\n", p.ID, shown(failReason(r.err), reasonMax))
 		case r.err != nil:
 			ok = false
 			fmt.Fprintf(&out, "%s: unavailable (%s: %s)\n", p.ID, failReason(r.err), shown(r.err.Error(), reasonMax))

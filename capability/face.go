@@ -147,7 +147,7 @@ func (t *Turn) EndedSince() bool {
 	if !t.loaded || t.env == nil || t.env.Turn == nil || t.env.State == nil || t.env.None == providers.TurnEnded {
 		return false
 	}
-	_, ended, err := t.env.State.Read(providers.EndedFact)
+	ended, err := t.env.EndedNow()
 	return err == nil && ended
 }
 

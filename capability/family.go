@@ -603,6 +603,8 @@ func failReason(err error) string {
 		return "it speaks another protocol version than " + mcpstdio.ProtocolVersion
 	case errors.Is(err, mcpstdio.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return "it did not answer in time"
+	case errors.Is(err, policy.ErrEnvFile):
+		return "its " + err.Error() // the file and the line, never a value
 	case errors.Is(err, providers.ErrUntrusted):
 		return "its program is not out of the agent's reach (it, or a link to it, lies where the agent can write)"
 	case errors.Is(err, mcpstdio.ErrStart):

@@ -7,16 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/schema"
 	"github.com/spear-shell/spear-shell/policy"
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // fakeBin is testdata/fakeprovider and helperBin is cmd/spear-shell-schema, built once for the
@@ -24,33 +22,13 @@ import (
 var fakeBin, helperBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "capability-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	fakeBin = filepath.Join(dir, "fakeprovider")
-	_, self, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(self), "..", "testdata", "fakeprovider")
-	if out, err := exec.Command("go", "build", "-o", fakeBin, src).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build fakeprovider: %v\n%s", err, out)
-		os.Exit(2)
-	}
-	helperBin = filepath.Join(dir, SchemaHelperName)
-	src = filepath.Join(filepath.Dir(self), "..", "cmd", SchemaHelperName)
-	if out, err := exec.Command("go", "build", "-o", helperBin, src).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build %s: %v\n%s", SchemaHelperName, err, out)
-		os.Exit(2)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
+	testkit.Main(m, "capability-test-", func(dir string) error {
+		fakeBin, helperBin = filepath.Join(dir, "fakeprovider"), filepath.Join(dir, schema.HelperName)
+		if err := testkit.Build(fakeBin, "./testdata/fakeprovider"); err != nil {
+			return err
 		}
-	}
-	os.Exit(code)
+		return testkit.Build(helperBin, "./cmd/"+schema.HelperName)
+	})
 }
 
 // fixture is a SPEAR_HOME with one project rooted at the workspace and fake providers.
@@ -146,7 +124,7 @@ func checkTrustedLexically(path string, roots []string) error {
 // trust check and, when not nil, the manifest (its workspace is a writable root).
 func schemaEnv(helper string, check func(string, []string) error, man *policy.Manifest) *turnEnv {
 	s := Settings{Settings: providers.Settings{CheckTrusted: check}, SchemaHelper: helper}
-	return &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Manifest: man}, s: s, schemas: map[string]*compiled{}}
+	return newEnv(s, &providers.Turn{Settings: s.Settings, Manifest: man})
 }
 
 // turn returns a new process's view of the turn, closed at the end of the test.

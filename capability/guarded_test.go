@@ -4,13 +4,12 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/spear-shell/spear-shell/capability/keeper"
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // TestFaceInvokeGuardedByItsListing: a long-lived turn (the MCP face's) invokes a kept
@@ -100,9 +99,8 @@ func TestFaceInvokeGuardedByItsListing(t *testing.T) {
 func buildShell(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "spear-shell")
-	_, self, _, _ := runtime.Caller(0)
-	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(filepath.Dir(self), "..", "cmd", "spear-shell")).CombinedOutput(); err != nil {
-		t.Fatalf("build spear-shell: %v\n%s", err, out)
+	if err := testkit.Build(bin, "./cmd/spear-shell"); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/schema"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 )
@@ -331,23 +333,94 @@ func (t *Turn) send(ctx context.Context, p *prov, tl *tool, forward json.RawMess
 	return nil, tl.id + ": the provider's listing kept changing while the call was being sent; it was not sent", nil
 }
 
+// checkArguments decodes the arguments with exact numbers, checks the top-level names
+// against inputSchema.properties, validates them, and re-encodes the validated value.
+// reason is empty on success and otherwise says what to fix, with JSON pointers.
+func (e *turnEnv) checkArguments(tl *tool, text string) (forward json.RawMessage, reason string) {
+	v, err := schema.Decode(strings.NewReader(text))
+	if err != nil {
+		return nil, "the arguments are not JSON: " + err.Error()
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, "the arguments must be one JSON object"
+	}
+	if tl.declared == nil {
+		tl.declared = schema.Declared(tl.input) // a session invokes a tool many times
+	}
+	declared := tl.declared
+	var undeclared []string
+	for k := range obj {
+		if !declared[k] {
+			undeclared = append(undeclared, k)
+		}
+	}
+	if len(undeclared) > 0 {
+		sort.Strings(undeclared)
+		names := make([]string, 0, len(declared))
+		for k := range declared {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		q := make([]string, len(undeclared))
+		for i, k := range undeclared {
+			q[i] = quote(k)
+		}
+		dq := make([]string, len(names))
+		for i, k := range names {
+			dq[i] = quote(k)
+		}
+		allowed := "none"
+		if len(dq) > 0 {
+			allowed = strings.Join(dq, ", ")
+		}
+		return nil, fmt.Sprintf("argument %s is not declared in the tool's inputSchema properties (declared: %s)",
+			strings.Join(q, ", "), allowed)
+	}
+	unusable, failures := e.schemas.Check(tl.input, v)
+	if unusable != "" {
+		return nil, "the tool's schema cannot be used: " + shown(unusable, schemaMax)
+	}
+	if len(failures) > 0 {
+		return nil, "the arguments do not match the tool's inputSchema: " + joinFailures(failures)
+	}
+	return schema.Encode(v), ""
+}
+
 // checkOutput enforces an outputSchema on structuredContent.
 func (e *turnEnv) checkOutput(tl *tool, structured json.RawMessage) string {
 	if s := strings.TrimSpace(string(structured)); s == "" || s == "null" {
 		return "the tool declares an outputSchema but returned no structuredContent"
 	}
-	v, err := decodeJSON(strings.NewReader(string(structured)))
+	v, err := schema.Decode(strings.NewReader(string(structured)))
 	if err != nil {
 		return "structuredContent is not JSON"
 	}
-	unusable, leaves := e.validate(tl.output, v)
+	unusable, failures := e.schemas.Check(tl.output, v)
 	if unusable != "" {
 		return "the tool's outputSchema cannot be used: " + shown(unusable, schemaMax)
 	}
-	if len(leaves) > 0 {
-		return "structuredContent does not match the tool's outputSchema: " + joinLeaves(leaves)
+	if len(failures) > 0 {
+		return "structuredContent does not match the tool's outputSchema: " + joinFailures(failures)
 	}
 	return ""
+}
+
+// maxFailures bounds the schema failures named in one reason.
+const maxFailures = 5
+
+// joinFailures names at most maxFailures failures, cleaned, and how many more there are.
+func joinFailures(failures []string) string {
+	more := ""
+	if len(failures) > maxFailures {
+		more = fmt.Sprintf(" (and %d more)", len(failures)-maxFailures)
+		failures = failures[:maxFailures]
+	}
+	parts := make([]string, len(failures))
+	for i, l := range failures {
+		parts[i] = shown(l, schemaMax)
+	}
+	return strings.Join(parts, "; ") + more
 }
 
 func (t *Turn) interrupted(a *answer, capID, auditID string) string {
@@ -439,13 +512,13 @@ func textHoldsJSON(content []mcpstdio.Content, raw json.RawMessage) bool {
 			continue
 		}
 		if !decoded {
-			v, err := decodeJSON(bytes.NewReader(raw))
+			v, err := schema.Decode(bytes.NewReader(raw))
 			if err != nil {
 				return false
 			}
 			want, decoded = v, true
 		}
-		if got, err := decodeJSON(strings.NewReader(t)); err == nil && jsonEqual(got, want) {
+		if got, err := schema.Decode(strings.NewReader(t)); err == nil && schema.Equal(got, want) {
 			return true
 		}
 	}

@@ -3,11 +3,16 @@ package capability
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spear-shell/spear-shell/capability/schema"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // demoTools is a family of more than 8 tools: shown as an index, describe before invoke.
@@ -360,5 +365,52 @@ func TestPrepare(t *testing.T) {
 		if name == "family_selected" || name == "provider_failed" {
 			t.Errorf("an unanswered turn recorded %s", name)
 		}
+	}
+}
+
+// The answers' schema checker trusts the helper as it trusts a provider's programs: it is never
+// started when it lies where the agent writes, or when no trust check was given; the schema is
+// then unusable, never judged by the agent's program.
+func TestSchemaHelperUntrusted(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	planted := filepath.Join(ws, schema.HelperName)
+	ran := filepath.Join(ws, "ran")
+	if err := os.WriteFile(planted, []byte("#!/bin/sh\ntouch "+ran+"\nwhile read l; do echo '{\"ok\":true}'; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	man := &policy.Manifest{Workspace: ws}
+	for _, e := range []*turnEnv{
+		schemaEnv(planted, checkTrustedLexically, man),
+		schemaEnv(helperBin, nil, man),
+	} {
+		unusable, _ := e.schemas.Check(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
+		if !strings.HasPrefix(unusable, "the schema checker cannot run: program refused: ") {
+			t.Errorf("%s: unusable %q", e.s.SchemaHelper, unusable)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the planted helper ran")
+	}
+	// A trusted helper is asked.
+	e := schemaEnv(helperBin, checkTrustedLexically, man)
+	if unusable, failures := e.schemas.Check(json.RawMessage(`{"$id":"urn:x","type":"string"}`), float64(1)); unusable != "" || len(failures) != 1 {
+		t.Errorf("trusted helper: unusable %q, failures %q", unusable, failures)
+	}
+}
+
+// At most five failures are named, and how many more there are.
+func TestJoinFailures(t *testing.T) {
+	t.Parallel()
+	var failures []string
+	for i := range 7 {
+		failures = append(failures, fmt.Sprintf("at /%d: got number, want string", i))
+	}
+	failures[1] += "\x1b[31m"
+	got := joinFailures(failures)
+	want := "at /0: got number, want string; at /1: got number, want string; at /2: got number, want string; " +
+		"at /3: got number, want string; at /4: got number, want string (and 2 more)"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/schema"
 	"github.com/spear-shell/spear-shell/capability/search"
 )
 
@@ -264,5 +265,5 @@ func (t *Turn) search(ctx context.Context, a *answer, words []string, limit int,
 
 // argNames are the input schema's top-level property names.
 func (tl *tool) argNames() []string {
-	return propertyNames(tl.input)
+	return schema.PropertyNames(tl.input)
 }

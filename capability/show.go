@@ -154,7 +154,7 @@ func (t *Turn) describe(ctx context.Context, a *answer, targets []string) string
 		}
 		_, _ = e.State.Create(providers.DescribedFact(tl.id), nil)
 		en := e.entryOf(tl)
-		a.described = append(a.described, Described{Target: tg, Entry: &en, SchemaProblem: e.schemaProblem(tl.input)})
+		a.described = append(a.described, Described{Target: tg, Entry: &en, SchemaProblem: e.schemas.Problem(tl.input)})
 	}
 	return worst
 }

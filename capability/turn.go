@@ -7,6 +7,7 @@ import (
 	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/schema"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
@@ -23,7 +24,7 @@ type turnEnv struct {
 	familyKnown bool   // this process knows the family's mode
 	mode        string // "whole" or "index"
 
-	schemas map[string]*compiled // by hash of the schema's bytes
+	schemas *schema.Checker // the tools' schemas, each compiled once
 
 	index *familyIndex // the family's search index, once a search needed it (search.go)
 
@@ -42,7 +43,10 @@ type turnEnv struct {
 // newEnv wraps a loaded provider core.
 func newEnv(s Settings, core *providers.Turn) *turnEnv {
 	s.ManifestPath = core.Settings.ManifestPath // --manifest as typed, made absolute
-	e := &turnEnv{Turn: core, s: s, provs: map[string]*prov{}, schemas: map[string]*compiled{}}
+	e := &turnEnv{Turn: core, s: s, provs: map[string]*prov{}}
+	// The helper is trusted as a provider's programs are (it must not lie where the agent writes).
+	e.schemas = &schema.Checker{Helper: s.SchemaHelper,
+		Trust: func(path string) error { return core.TrustPrograms([]string{path}, nil) }}
 	for _, o := range core.Offered {
 		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly, shareKey: shareKey(o.Config, core.Offer.Project)}
 		e.order = append(e.order, o.Config.ID)

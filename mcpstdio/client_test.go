@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -25,21 +25,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(ttyClientEnv) != "" {
 		os.Exit(ttyClient())
 	}
-	dir, err := os.MkdirTemp("", "mcpstdio-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	testkit.Main(m, "mcpstdio-test-", func(dir string) error {
+		binDir = dir
+		return nil
+	})
 }
 
 // fastClose shortens Close's waits so that tests of stubborn servers stay quick.

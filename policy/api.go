@@ -108,6 +108,7 @@ type Provider struct {
 	Scope   Scope
 	Tasks   []string
 	Env     map[string]string
+	EnvFile string // absolute, under Home or the capabilities file's directory; read at each start (ReadEnvFile)
 	Read    []string
 	Write   string // "refuse", "confirm", "allow"
 	Enabled bool

@@ -195,7 +195,7 @@ func (p *Provider) LaunchKey(fileID string) string {
 		field(p.Env[k])
 	}
 	field("env_file")
-	field(p.envFilePath())
+	field(p.EnvFile)
 	field(fileID)
 	field("max_message")
 	field(fmt.Sprint(p.MaxMessage))
@@ -203,10 +203,6 @@ func (p *Provider) LaunchKey(fileID string) string {
 	field(p.Share)
 	return hex.EncodeToString(h.Sum(nil))
 }
-
-// envFilePath is the entry's env_file ("" for none).
-// TODO(merge import): return p.EnvFile once the import branch's env_file lands.
-func (p *Provider) envFilePath() string { return "" }
 
 // FileID says which file is at path now (device, inode, size, modification time), for a
 // launch key: "" when there is none or it cannot be inspected.
@@ -226,7 +222,4 @@ func FileID(path string) string {
 }
 
 // LaunchKeyNow is LaunchKey with the env_file as it is now.
-func (p *Provider) LaunchKeyNow() string { return p.LaunchKey(FileID(p.envFilePath())) }
-
-// EnvFilePath is the entry's env_file ("" for none), for the trust checks of a shared start.
-func (p *Provider) EnvFilePath() string { return p.envFilePath() }
+func (p *Provider) LaunchKeyNow() string { return p.LaunchKey(FileID(p.EnvFile)) }

@@ -35,7 +35,7 @@ func FuzzLoadCapabilities(f *testing.F) {
 		if checkJSON(file, []byte(doc)) != nil {
 			return
 		}
-		res := parseProviders(file, []byte(doc))
+		res := parseProviders(file, "/etc/spear", []byte(doc))
 		if res.fatal != nil {
 			if res.fatal.Entry != "" || res.fatal.Key != "" || len(res.providers) != 0 {
 				t.Fatalf("fatal %#v with providers %v", res.fatal, res.providers)

@@ -21,18 +21,36 @@ type Launch struct {
 	Args []string
 	Dir  string
 	Env  []string
+
+	// Secrets are the env_file's values of MinSecretLen bytes or more, as read for this
+	// start: the starting process redacts them from everything it records or passes on.
+	Secrets []string
 }
 
 // Launch builds the provider's start: Path = Command[0], Args = Command[1:], Dir = home,
 // Env = PATH=SystemPath and HOME from getenv (left out when empty), overridden or extended
-// by the entry's env, as sorted "KEY=value" lines with one line per key.
-func (p *Provider) Launch(home string, getenv func(string) string) Launch {
+// by the entry's env, then by its env_file (read now, ReadEnvFile), as sorted "KEY=value"
+// lines with one line per key. The error is the env_file's (an *EnvFileError).
+func (p *Provider) Launch(home string, getenv func(string) string) (Launch, error) {
 	vars := map[string]string{"PATH": SystemPath}
 	if v := getenv("HOME"); v != "" {
 		vars["HOME"] = v
 	}
 	for k, v := range p.Env {
 		vars[k] = v
+	}
+	var secrets []string
+	if p.EnvFile != "" {
+		file, err := ReadEnvFile(p.EnvFile)
+		if err != nil {
+			return Launch{}, err
+		}
+		for k, v := range file {
+			vars[k] = v
+			if len(v) >= MinSecretLen {
+				secrets = append(secrets, v)
+			}
+		}
 	}
 	env := make([]string, 0, len(vars))
 	for k, v := range vars {
@@ -43,16 +61,19 @@ func (p *Provider) Launch(home string, getenv func(string) string) Launch {
 		kb, _, _ := strings.Cut(b, "=")
 		return strings.Compare(ka, kb)
 	})
-	l := Launch{Dir: home, Env: env}
+	slices.Sort(secrets)
+	l := Launch{Dir: home, Env: env, Secrets: secrets}
 	if len(p.Command) > 0 {
 		l.Path = p.Command[0]
 		l.Args = slices.Clone(p.Command[1:])
 	}
-	return l
+	return l, nil
 }
 
 // Secrets returns every env value of MinSecretLen bytes or more of every provider
-// entry that could be read, valid or rejected, longest first, without duplicates.
+// entry that could be read, valid or rejected, and of every valid entry's env_file as it
+// reads now (one that cannot be read gives none: its server is not started), longest
+// first, without duplicates.
 func (r *Registry) Secrets() []string {
 	set := map[string]bool{}
 	for _, s := range r.secrets {
@@ -60,6 +81,15 @@ func (r *Registry) Secrets() []string {
 	}
 	for _, p := range r.Providers {
 		for _, v := range p.Env {
+			if len(v) >= MinSecretLen {
+				set[v] = true
+			}
+		}
+		if p.EnvFile == "" {
+			continue
+		}
+		file, _ := ReadEnvFile(p.EnvFile)
+		for _, v := range file {
 			if len(v) >= MinSecretLen {
 				set[v] = true
 			}

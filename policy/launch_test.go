@@ -30,14 +30,14 @@ func TestLaunch(t *testing.T) {
 			Launch{Path: "/opt/mcp", Args: []string{}, Dir: "/etc/spear", Env: []string{"PATH=" + SystemPath}}},
 	}
 	for _, tt := range tests {
-		got := tt.p.Launch("/etc/spear", getenv(tt.env))
-		if !reflect.DeepEqual(got, tt.want) {
+		got, err := tt.p.Launch("/etc/spear", getenv(tt.env))
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: Launch = %#v, want %#v", tt.name, got, tt.want)
 		}
 	}
 	// The launch does not alias the provider's command.
 	p := Provider{Command: []string{"/opt/mcp", "a"}}
-	l := p.Launch("/h", getenv(full))
+	l, _ := p.Launch("/h", getenv(full))
 	l.Args[0] = "changed"
 	if p.Command[1] != "a" {
 		t.Error("Launch.Args aliases Provider.Command")
@@ -96,7 +96,7 @@ func TestSecretsNeverInMessages(t *testing.T) {
 			t.Errorf("Secrets() %q not longest first", got)
 		}
 	}
-	l := reg.Providers[0].Launch(f.paths.Home, func(k string) string { return map[string]string{"PATH": "/bin", "HOME": "/h"}[k] })
+	l, _ := reg.Providers[0].Launch(f.paths.Home, func(k string) string { return map[string]string{"PATH": "/bin", "HOME": "/h"}[k] })
 	want := []string{"HOME=/h", "PATH=" + SystemPath, "SHORT=abc", "TOKEN=s3cr3t-Value-42"}
 	if !reflect.DeepEqual(l.Env, want) || l.Path != filepath.Join(f.dir, "bin", "fake-mcp") || l.Dir != f.paths.Home {
 		t.Errorf("Launch = %#v, want env %q", l, want)

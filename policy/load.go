@@ -109,7 +109,7 @@ func Load(p Paths) (*Registry, error) {
 	if capsErr != nil {
 		fatal = append(fatal, capsErr)
 	} else {
-		pr = parseProviders(capsFile, capsData)
+		pr = parseProviders(capsFile, p.Home, capsData)
 		if pr.fatal != nil {
 			fatal = append(fatal, pr.fatal)
 		}

@@ -28,9 +28,10 @@ type providersResult struct {
 	broker    Broker   // the broker's settings (SPEC 14)
 }
 
-// parseProviders validates capabilities.json. command[0] is resolved with the entry's own
-// env.PATH, else SystemPath: never with spear-shell's PATH, which the agent may shape.
-func parseProviders(file string, data []byte) providersResult {
+// parseProviders validates capabilities.json (file; home is SPEAR_HOME). command[0] is
+// resolved with the entry's own env.PATH, else SystemPath: never with spear-shell's PATH,
+// which the agent may shape.
+func parseProviders(file, home string, data []byte) providersResult {
 	var res providersResult
 	elems, top, fatal := topArrayWith(file, data, "providers", "prompts", "broker")
 	if fatal != nil {
@@ -59,6 +60,11 @@ func parseProviders(file string, data []byte) providersResult {
 		for _, m := range members {
 			seen[m.key] = true
 			parseProviderKey(e, p, m, secrets)
+			if m.key == "env_file" && p.EnvFile != "" {
+				if msg := envFileWhere(p.EnvFile, home, filepath.Dir(file)); msg != "" {
+					e.bad(m.key, "%s", msg)
+				}
+			}
 		}
 		for _, k := range []string{"id", "command"} {
 			if !seen[k] {
@@ -174,6 +180,13 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 		p.Tasks = tasks
 	case "env":
 		p.Env = parseEnv(e, m, secrets)
+	case "env_file":
+		s, msg := asString(m.val)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		p.EnvFile = s
 	case "read":
 		read, msg := asStrings(m.val)
 		if msg != "" {

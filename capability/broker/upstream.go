@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -125,7 +126,10 @@ func (u *upstream) start() {
 	if err == nil {
 		c, err = u.launchProcess(cfg)
 		stage = mcpstdio.StageOf(err)
-		if stage == "" {
+		switch {
+		case errors.Is(err, policy.ErrEnvFile):
+			stage = StageEnvFile
+		case stage == "":
 			stage = mcpstdio.StageStart
 		}
 	}
@@ -186,7 +190,7 @@ func (u *upstream) trust(cfg *policy.Provider) (string, error) {
 	if err != nil {
 		return StageTrust, fmt.Errorf("%w: %w", providers.ErrUntrusted, err)
 	}
-	if f := cfg.EnvFilePath(); f != "" {
+	if f := cfg.EnvFile; f != "" {
 		progs = append(progs, f)
 	}
 	for _, p := range progs {
@@ -202,12 +206,24 @@ func (u *upstream) trust(cfg *policy.Provider) (string, error) {
 // parent-death signal.
 func (u *upstream) launchProcess(cfg *policy.Provider) (*mcpstdio.Client, error) {
 	home := u.b.home
-	l := cfg.Launch(u.b.where.Home, func(k string) string {
+	l, err := cfg.Launch(u.b.where.Home, func(k string) string { // env_file read here, at each start
 		if k == "HOME" {
 			return home
 		}
 		return ""
 	})
+	if err != nil {
+		return nil, err
+	}
+	if _, red, _ := u.b.cfg.load(); red != nil {
+		// What this start read (an env_file edited since the configuration was loaded) is
+		// redacted from everything the broker records or passes on.
+		for _, kv := range l.Env {
+			if k, v, _ := strings.Cut(kv, "="); k != "PATH" && k != "HOME" && len(v) >= policy.MinSecretLen {
+				red.Add(v)
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), providers.Timeout(cfg))
 	defer cancel()
 	return mcpstdio.Start(ctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},

@@ -75,7 +75,7 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	case hello.Protocol != protocol:
 		refuse("protocol " + strconv.Itoa(hello.Protocol) + ", not " + strconv.Itoa(protocol))
 		return
-	case hello.Turn != k.t.Manifest.Turn || hello.Key != k.t.Key:
+	case hello.Turn != k.t.Manifest.Turn || hello.Key != k.t.Key && !hello.Ending:
 		refuse("this keeper serves another turn, manifest or configuration")
 		return
 	}
@@ -88,6 +88,8 @@ func (k *server) serveConn(conn *net.UnixConn) {
 		k.busy()
 		var r provlink.Response
 		switch {
+		case hello.Ending && req.Op != provlink.OpStop:
+			r = provlink.Response{Err: &provlink.WireError{Msg: "only stop follows the hello of --end-turn", Keeper: true}}
 		case req.Op == provlink.OpStart && kp == nil:
 			id = req.Provider
 			kp, r = k.start(id)

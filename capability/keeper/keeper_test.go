@@ -7,9 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +16,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -25,11 +25,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // buildFake builds testdata/fakeprovider for one test.
 func buildFake(t *testing.T) string {
 	t.Helper()
-	_, self, _, _ := runtime.Caller(0)
 	bin := filepath.Join(t.TempDir(), "fakeprovider")
-	src := filepath.Join(filepath.Dir(self), "..", "..", "testdata", "fakeprovider")
-	if out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("build fakeprovider: %v\n%s", err, out)
+	if err := testkit.Build(bin, "./testdata/fakeprovider"); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
@@ -426,4 +424,43 @@ func endTurn(t *testing.T, s providers.Settings, served <-chan int) {
 	if code := <-served; code != 0 {
 		t.Fatalf("serve: %d", code)
 	}
+}
+
+// TestKeeperEndingHello: a hello of another configuration is refused, unless it says it ends
+// the turn (--end-turn reaches every keeper of the turn, whatever configuration it serves), and
+// then nothing but stop is served on that connection.
+func TestKeeperEndingHello(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := oneProviderTurn(t, dir, map[string]any{"tools": []any{}})
+	core, _, c, served := startKept(t, dir, s)
+	c.Close()
+	ask := func(reqs ...provlink.Request) string {
+		t.Helper()
+		conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: socketPath(core.State.Dir()), Net: "unix"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		for _, r := range reqs {
+			b, _ := json.Marshal(r)
+			conn.Write(append(b, '\n'))
+		}
+		b, _ := io.ReadAll(conn)
+		return string(b)
+	}
+	other := provlink.Request{Op: provlink.OpHello, Protocol: protocol, Turn: core.Manifest.Turn, Key: strings.Repeat("0", 32)}
+	if got := ask(other, provlink.Request{Op: provlink.OpStart, Provider: "p"}); !strings.Contains(got, "serves another turn, manifest or configuration") {
+		t.Errorf("a hello of another configuration: %q", got)
+	}
+	ending := other
+	ending.Ending = true
+	if got := ask(ending, provlink.Request{Op: provlink.OpStart, Provider: "p"}); !strings.Contains(got, "only stop follows the hello of --end-turn") {
+		t.Errorf("start after an ending hello: %q", got)
+	}
+	ending.Turn = "another"
+	if got := ask(ending, provlink.Request{Op: provlink.OpStop}); !strings.Contains(got, "serves another turn") {
+		t.Errorf("an ending hello of another turn: %q", got)
+	}
+	endTurn(t, s, served)
 }

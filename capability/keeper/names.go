@@ -4,7 +4,7 @@ import "path/filepath"
 
 // protocol changes whenever a message changes: a client and a keeper of different
 // builds then do not talk.
-const protocol = 3
+const protocol = 4
 
 // Names in the turn's state directory.
 const (

@@ -89,7 +89,7 @@ func serve(s providers.Settings, ln *net.UnixListener, signals bool) int {
 		path = socketPath(t.State.Dir())
 		sock, _ = os.Lstat(path)
 	}
-	if t.Manifest == nil || t.Audit == nil || t.State != nil && len(t.Offered) == 0 || path == "" {
+	if t.Manifest == nil || t.Audit == nil || t.State != nil && len(t.Offered) == 0 || path == "" || t.None == providers.TurnEnded {
 		// Nothing to serve: clients find the socket gone and start their providers themselves.
 		k := &server{t: t, ln: ln, path: path, sock: sock}
 		k.unlink()

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/spear-shell/spear-shell/capability/providers"
 )
 
 // Flag is the hidden option that runs spear-shell as a turn's keeper (Serve).
@@ -27,6 +29,12 @@ func (k *Link) ensureRunning() error {
 	if err == nil || !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
 		return err
 	}
+	// The record first, the mark under the lock after: --end-turn marks the turn ended, then
+	// looks for its keepers under each one's lock, so it either finds this keeper or this
+	// process finds the mark and starts none.
+	if err := k.t.NoteKeeper(); err != nil {
+		return fmt.Errorf("keeper: %w", err)
+	}
 	unlock, err := lockKeeper(k.t.State.Dir())
 	if err != nil {
 		return err
@@ -44,6 +52,12 @@ func (k *Link) ensureRunning() error {
 		return fmt.Errorf("keeper: %s is not a socket", k.path)
 	case !errors.Is(err, syscall.ENOENT):
 		return err
+	}
+	switch ended, err := k.t.EndedNow(); {
+	case err != nil:
+		return fmt.Errorf("keeper: not started: %w", err)
+	case ended:
+		return errors.New("keeper: not started: " + providers.TurnEnded)
 	}
 	return k.launch()
 }

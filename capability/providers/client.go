@@ -92,10 +92,18 @@ func Timeout(p *policy.Provider) time.Duration {
 	return 30 * time.Second
 }
 
+// StageEnvFile is the stage of a start refused for its env_file (SPEC 2.3).
+const StageEnvFile = "env_file"
+
 // Launch starts the provider of entry cfg in this process and initializes it. Its programs
-// are not judged here: TrustProvider first.
+// and env_file path are not judged here: TrustProvider first. The env_file is read here, at
+// each start, and its values are redacted from then on from all this turn records and says.
 func (t *Turn) Launch(ctx context.Context, cfg *policy.Provider) (*mcpstdio.Client, error) {
-	l := cfg.Launch(t.Registry.Home, t.Settings.Getenv)
+	l, err := cfg.Launch(t.Registry.Home, t.Settings.Getenv)
+	if err != nil {
+		return nil, &Failure{Msg: err.Error(), Stage: StageEnvFile, Is: []error{err}}
+	}
+	t.Redactor.Add(l.Secrets...)
 	sctx, cancel := context.WithTimeout(ctx, Timeout(cfg))
 	defer cancel()
 	return mcpstdio.Start(sctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
@@ -103,8 +111,9 @@ func (t *Turn) Launch(ctx context.Context, cfg *policy.Provider) (*mcpstdio.Clie
 }
 
 // Failure is a provider failure that happened in another process (the turn's keeper), read
-// back as the error it was: its message, the step it happened in, the provider's stderr tail,
-// and the errors it matches (errors.Is and errors.As see them).
+// back as the error it was, or one that happened before the provider ran (its env_file): its
+// message, the step it happened in, the provider's stderr tail, and the errors it matches
+// (errors.Is and errors.As see them).
 type Failure struct {
 	Msg, Stage, Tail string
 	Is               []error

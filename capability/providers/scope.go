@@ -1,7 +1,7 @@
 package providers
 
 // Scope only narrows (SPEC 9): the workspace a turn resolves (symlinks followed) and the project
-// it lies in are pinned in the state when the turn is first loaded. A later process, or a later
+// it lies in are pinned in the turn's own state (PerTurn: whatever the configuration) when the turn is first loaded. A later process, or a later
 // answer, that resolves them otherwise is offered nothing: an agent that replaced its
 // workspace with a link into another project's tree would otherwise be offered that project's
 // providers.
@@ -20,13 +20,13 @@ const scopeFact = "scope" // content: the resolved workspace, NUL, the project
 // turn is offered nothing ("" when o stands).
 func (t *Turn) pinScope(o policy.Offer) string {
 	now := o.Workspace + "\x00" + o.Project
-	if created, err := t.State.Create(scopeFact, []byte(now)); err != nil {
+	if created, err := t.PerTurn.Create(scopeFact, []byte(now)); err != nil {
 		return "the turn's workspace cannot be pinned: " + err.Error()
 	} else if created {
 		t.scopePin = now
 		return ""
 	}
-	b, ok, err := t.State.Read(scopeFact)
+	b, ok, err := t.PerTurn.Read(scopeFact)
 	if err != nil || !ok {
 		return fmt.Sprintf("the turn's pinned workspace cannot be read: %v", err)
 	}

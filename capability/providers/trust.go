@@ -47,7 +47,23 @@ func (t *Turn) TrustPrograms(progs []string, err error) error {
 	return nil
 }
 
-// TrustProvider checks a provider's programs before it is started.
+// TrustProvider checks a provider's programs, and its env_file's path, before it is started.
+// An env_file within the agent's reach is a failure of stage env_file (the agent could have
+// chosen the server's variables, LD_PRELOAD among them).
 func (t *Turn) TrustProvider(p *policy.Provider) error {
-	return t.TrustPrograms(p.Programs())
+	if err := t.TrustPrograms(p.Programs()); err != nil {
+		return err
+	}
+	if p.EnvFile == "" {
+		return nil
+	}
+	why := errors.New("no trust check was given")
+	if check := t.Settings.CheckTrusted; check != nil {
+		why = check(p.EnvFile, t.writableRoots())
+	}
+	if why != nil {
+		ef := &policy.EnvFileError{File: p.EnvFile, Msg: "is not out of the agent's reach: " + why.Error()}
+		return &Failure{Msg: ef.Error(), Stage: StageEnvFile, Is: []error{ef}}
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,8 +67,12 @@ type Turn struct {
 	Audit    *audit.Logger // nil: the trail cannot be written, for the reason AuditErr gives
 	AuditErr error
 	State    *State // nil: the turn's state cannot be kept
-	Offer    policy.Offer
-	Offered  []Offered // in registry order
+	// PerTurn is what is kept per session and turn whatever the configuration (SPEC 12): the
+	// ended mark, the pinned scope, turn_started said once, and the keepers started (turnstate.go).
+	// It is State itself when the manifest names a state_dir; nil exactly when State is.
+	PerTurn *State
+	Offer   policy.Offer
+	Offered []Offered // in registry order
 
 	Key string // session, turn, manifest and configuration, hashed: a keeper serves only its own
 
@@ -119,8 +122,8 @@ func Load(s Settings, early func(*Turn)) *Turn {
 	}
 
 	ended := false
-	if t.State != nil {
-		_, ended, _ = t.State.Read(EndedFact)
+	if t.PerTurn != nil {
+		_, ended, _ = t.PerTurn.Read(EndedFact)
 	}
 	if early != nil && stErr == nil && t.Audit != nil && !ended {
 		early(t)
@@ -206,18 +209,9 @@ func resolve(s Settings) (*Turn, resolved) {
 	t.Registry = reg
 	t.Redactor = audit.NewRedactor(reg.Secrets())
 
-	var stErr error
 	projects, caps := reg.Sources()
 	t.Key = stateKey(man.Session, man.Turn, man.Source, projects, caps)
-	if man.StateDir != "" {
-		t.State, stErr = openState(man.StateDir, "")
-	} else {
-		if parent := s.StateParent; parent == "" {
-			stErr = errors.New("no state parent: set XDG_RUNTIME_DIR or HOME")
-		} else {
-			t.State, stErr = openState(filepath.Join(parent, t.Key), parent)
-		}
-	}
+	stErr := t.openStates()
 
 	t.Offer = reg.Offer(man)
 	scopeChanged := ""
@@ -243,7 +237,7 @@ func (t *Turn) Provider(id string) (Offered, bool) {
 
 // onceEvents records the turn-level facts once per turn, whichever process comes first.
 func (t *Turn) onceEvents(regErr error) {
-	if t.State.Once(audit.EventTurnStarted) {
+	if t.PerTurn.Once(audit.EventTurnStarted) {
 		f := map[string]any{
 			"isolated": t.Settings.Isolated, "isolation": t.Settings.Isolation, "task": t.Manifest.Task,
 			"workspace": t.Manifest.Workspace, "project": t.Offer.Project, "permission_mode": t.Manifest.PermissionMode,

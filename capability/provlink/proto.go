@@ -34,6 +34,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // ErrDown is a held provider that is down (the broker's upstream restarting or held down for
@@ -69,6 +70,9 @@ type Request struct {
 	Protocol int    `json:"protocol,omitempty"`
 	Turn     string `json:"turn,omitempty"`
 	Key      string `json:"key,omitempty"`
+	// Ending: the hello of --end-turn, which reaches every keeper of the turn, whatever
+	// configuration (Key) it serves; such a connection is served stop and nothing else.
+	Ending bool `json:"ending,omitempty"`
 
 	Provider string `json:"provider,omitempty"` // start; release
 	// start at the broker: the share key (the caller's pinned project for share project, ""
@@ -205,10 +209,11 @@ var sentinels = []struct {
 	{"unexpected-eof", io.ErrUnexpectedEOF},
 	{"eof", io.EOF},
 	{"epipe", syscall.EPIPE},
+	{"env-file", policy.ErrEnvFile},
 }
 
 func ToWire(err error, tail string) *WireError {
-	w := &WireError{Msg: err.Error(), Stage: mcpstdio.StageOf(err), Tail: tail}
+	w := &WireError{Msg: err.Error(), Stage: providers.StageOf(err), Tail: tail}
 	if t := mcpstdio.StderrOf(err); t != "" {
 		w.Tail = t
 	}

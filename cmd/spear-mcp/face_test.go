@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // The turn most cases use: provider p (whole family: READ echo, wait, fail, rpcfail, badout;
@@ -282,7 +284,7 @@ func TestFaceNoCapabilities(t *testing.T) {
 	if recs := fx.records(t); len(recs) != 0 {
 		t.Errorf("records without a turn:\n%s", dumpRecords(recs))
 	}
-	if n := len(livePids(fx.dir)); n != 0 {
+	if n := len(testkit.LivePids(fx.dir)); n != 0 {
 		t.Errorf("%d processes started without a turn", n)
 	}
 }
@@ -646,10 +648,10 @@ func TestFaceEndTurn(t *testing.T) {
 			}
 			ok(t, fx, f.invoke(t, "p/echo", map[string]any{"message": "x"}), "p/echo")
 			pjson := filepath.Join(fx.dir, "p.json")
-			if n := len(livePids(pjson)); n < 1 {
+			if n := len(testkit.LivePids(pjson)); n < 1 {
 				t.Fatalf("%d provider processes", n)
 			}
-			if keep > 0 && len(livePids("--spear-keeper", fx.dir)) != 1 {
+			if keep > 0 && len(testkit.LivePids("--spear-keeper", fx.dir)) != 1 {
 				t.Fatal("no keeper")
 			}
 			if o, e, code := fx.shell(t, "--end-turn"); code != 0 {
@@ -676,16 +678,16 @@ func TestFaceEndTurn(t *testing.T) {
 				refused(t, res, "no-capabilities", "the turn has ended")
 			}
 			fx.want(t, "capability_refused,face=mcp,code=no-capabilities,reason=the turn has ended")
-			if !awaitGone(pjson) {
-				t.Errorf("providers still run after --end-turn: %v", livePids(pjson))
+			if !testkit.AwaitGone(pjson) {
+				t.Errorf("providers still run after --end-turn: %v", testkit.LivePids(pjson))
 			}
-			if !awaitGone("--spear-keeper", fx.dir) {
+			if !testkit.AwaitGone("--spear-keeper", fx.dir) {
 				t.Error("the keeper still runs after --end-turn")
 			}
 			// and nothing starts again
 			refused(t, f.invoke(t, "p/echo", map[string]any{}), "no-capabilities", "the turn has ended")
-			if n := len(livePids(fx.dir)); n != 0 {
-				t.Errorf("%d processes after a call of an ended turn: %v", n, livePids(fx.dir))
+			if n := len(testkit.LivePids(fx.dir)); n != 0 {
+				t.Errorf("%d processes after a call of an ended turn: %v", n, testkit.LivePids(fx.dir))
 			}
 			if tl := f.tools(t); len(tl) != 5 {
 				t.Errorf("tools/list of an ended turn: %v", keys(tl))
@@ -730,7 +732,7 @@ func TestFacePrompts(t *testing.T) {
 	}
 	broken := filepath.Join(fx.dir, "prompts", "broken.md")
 	line := "spear-mcp: prompt " + broken + " left out: front matter is not closed by ---\n"
-	if !poll(func() bool { return strings.Contains(f.stderr.String(), line) }) {
+	if !testkit.Poll(func() bool { return strings.Contains(f.stderr.String(), line) }) {
 		t.Fatalf("stderr %q, want %q", f.stderr.String(), line)
 	}
 	if s := f.stderr.String(); s != line {
@@ -793,10 +795,10 @@ func TestFaceSharesProviders(t *testing.T) {
 	ok(t, fx, a.invoke(t, "p/echo", map[string]any{"message": "a2"}), "p/echo")
 	ok(t, fx, b.call(t, "p__echo", map[string]any{"message": "b2"}), "p/echo")
 	pjson := filepath.Join(fx.dir, "p.json")
-	if pids := livePids(fakeProvider, pjson); len(pids) != 1 {
+	if pids := testkit.LivePids(fakeProvider, pjson); len(pids) != 1 {
 		t.Errorf("%d processes of provider p, want 1: %v", len(pids), pids)
 	}
-	if pids := livePids("--spear-keeper", fx.dir); len(pids) != 1 {
+	if pids := testkit.LivePids("--spear-keeper", fx.dir); len(pids) != 1 {
 		t.Errorf("%d keepers, want 1: %v", len(pids), pids)
 	}
 	if n := fx.count(t, "keeper_started"); n != 1 {
@@ -984,7 +986,7 @@ func TestFaceOwnNames(t *testing.T) {
 		t.Errorf("search: %s", show(res))
 	}
 	refused(t, f.invoke(t, "hidden/t", map[string]any{}), "unknown-capability", "hidden/t")
-	if pids := livePids(filepath.Join(fx.dir, "b.json")); len(pids) != 0 {
+	if pids := testkit.LivePids(filepath.Join(fx.dir, "b.json")); len(pids) != 0 {
 		t.Errorf("a provider not offered runs: %v", pids)
 	}
 }
@@ -1013,7 +1015,7 @@ func TestFaceOwnProvidersLeave(t *testing.T) {
 	fx.awaitCall(t, "q.record", "hold")
 	// ...so another turn, with a provider process of its own, answers these
 	ok(t, fx, f.invoke(t, "q/echo", map[string]any{}), "q/echo")
-	if n := len(livePids(filepath.Join(fx.dir, "q.json"))); n != 2 {
+	if n := len(testkit.LivePids(filepath.Join(fx.dir, "q.json"))); n != 2 {
 		t.Fatalf("%d provider processes, want 2 (one per busy turn)", n)
 	}
 	refused(t, f.invoke(t, "q/crash", map[string]any{}), "unavailable", "provider q is unavailable for the rest of this turn")
@@ -1028,8 +1030,8 @@ func TestFaceOwnProvidersLeave(t *testing.T) {
 	if c := fx.calls(t, "q.record"); !slices.Equal(c, []string{"hold", "echo", "crash"}) {
 		t.Errorf("calls at the provider after it left the turn: %v", c)
 	}
-	if !awaitGone(filepath.Join(fx.dir, "q.json")) {
-		t.Errorf("copies of a provider out of the turn still run: %v", livePids(filepath.Join(fx.dir, "q.json")))
+	if !testkit.AwaitGone(filepath.Join(fx.dir, "q.json")) {
+		t.Errorf("copies of a provider out of the turn still run: %v", testkit.LivePids(filepath.Join(fx.dir, "q.json")))
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // The MCP Inspector's CLI mode (SPEC 13, Tested): the pinned @modelcontextprotocol/inspector of
@@ -213,18 +215,16 @@ func inspectorVersion(t *testing.T, dir string) string {
 // inspectorBinaries builds spear-mcp (or takes SPEAR_MCP_BIN), spear-shell (for --end-turn) and
 // the demo's provider into a directory of the test's own.
 func inspectorBinaries(t *testing.T) string {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	own := os.Getenv("SPEAR_MCP_BIN")
 	if srcs, _ := filepath.Glob("*.go"); own == "" && !slices.ContainsFunc(srcs, func(s string) bool {
 		return !strings.HasSuffix(s, "_test.go")
 	}) {
 		t.Skip("spear-mcp is not in this tree yet (SPEAR_MCP_BIN names one to test)")
 	}
-	dir := inspScratch(t)
-	builds := [][]string{{"-o", dir + "/", "./cmd/spear-shell", "./testdata/demo/spear-demo-notes"}}
+	dir := testkit.ScratchDir(t, "spear-mcp-inspector-")
+	if err := testkit.Build(dir+"/", "./cmd/spear-shell", "./testdata/demo/spear-demo-notes"); err != nil {
+		t.Fatal(err)
+	}
 	if own != "" {
 		data, err := os.ReadFile(own)
 		if err != nil {
@@ -233,35 +233,7 @@ func inspectorBinaries(t *testing.T) string {
 		if err := os.WriteFile(filepath.Join(dir, "spear-mcp"), data, 0o755); err != nil {
 			t.Fatal(err)
 		}
-	} else {
-		builds = append(builds, []string{"-o", filepath.Join(dir, "spear-mcp"), "./cmd/spear-mcp"})
-	}
-	for _, args := range builds {
-		cmd := exec.Command("go", append([]string{"build"}, args...)...)
-		cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return dir
-}
-
-// inspScratch is a new directory under the user's cache directory, removed at the end: not under
-// /tmp, which a turn counts among its writable roots, where the config and the prompts may not be.
-func inspScratch(t *testing.T) string {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(cache, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(cache, "spear-mcp-inspector-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+	} else if err := testkit.Build(filepath.Join(dir, "spear-mcp"), "./cmd/spear-mcp"); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -274,7 +246,7 @@ type inspectorWorld struct {
 }
 
 func newInspectorWorld(t *testing.T, bin string) *inspectorWorld {
-	dir := inspScratch(t)
+	dir := testkit.ScratchDir(t, "spear-mcp-inspector-")
 	w := &inspectorWorld{bin: bin, dir: dir, audit: filepath.Join(dir, "turn", "audit.jsonl")}
 	home, ws, prompts := filepath.Join(dir, "spear"), filepath.Join(dir, "ws"), filepath.Join(dir, "prompts")
 	for _, d := range []string{home, ws, prompts, filepath.Join(dir, "turn"), filepath.Join(dir, "home")} {

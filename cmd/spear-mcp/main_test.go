@@ -7,16 +7,16 @@ package main
 // case needs (a line that is not JSON-RPC, 64 MiB, a client that goes away mid-call).
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +25,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 var (
@@ -35,17 +37,7 @@ var (
 
 func TestMain(m *testing.M) {
 	// Outside /tmp: the bwrap case's boundary gives the turn a /tmp of its own.
-	cache, err := os.UserCacheDir()
-	if err == nil {
-		err = os.MkdirAll(cache, 0o700)
-	}
-	var root string
-	if err == nil {
-		root, err = os.MkdirTemp(cache, "spear-mcp-test-")
-	}
-	if err == nil {
-		root, err = filepath.EvalSymlinks(root)
-	}
+	root, err := testkit.Scratch("spear-mcp-test-")
 	if err == nil {
 		binDir = filepath.Join(root, "bin")
 		fakeProvider = filepath.Join(binDir, "fakeprovider")
@@ -61,31 +53,19 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { os.RemoveAll(root) }))
 }
 
+// build builds, into dir, both spear-shell binaries, the fake provider and spear-mcp (with -race
+// when this test binary has it).
 func build(dir string) error {
-	src, err := filepath.Abs("../..")
-	if err != nil {
+	if err := testkit.Build(dir+"/", "./cmd/spear-shell", "./cmd/spear-shell-schema"); err != nil {
 		return err
 	}
-	builds := [][]string{
-		{"-o", dir + "/", "./cmd/spear-shell", "./cmd/spear-shell-schema"},
-		{"-o", filepath.Join(dir, "fakeprovider"), "./testdata/fakeprovider"},
-		{"-o", dir + "/", "./cmd/spear-mcp"},
+	if err := testkit.Build(filepath.Join(dir, "fakeprovider"), "./testdata/fakeprovider"); err != nil {
+		return err
 	}
 	if raceEnabled {
-		builds[2] = append([]string{"-race"}, builds[2]...)
+		return testkit.Build(dir+"/", "-race", "./cmd/spear-mcp")
 	}
-	for _, args := range builds {
-		cmd := exec.Command("go", append([]string{"build"}, args...)...)
-		cmd.Dir = src
-		cmd.Env = os.Environ()
-		if args[0] != "-race" {
-			cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return nil
+	return testkit.Build(dir+"/", "./cmd/spear-mcp")
 }
 
 // fixture is one turn's world: a SPEAR_HOME whose one project is rooted at the workspace, a
@@ -165,12 +145,10 @@ func (fx *fixture) setManifest(t *testing.T, m map[string]any) {
 // stop ends the turn's keepers and waits until no process of the fixture is left (keepers,
 // providers).
 func (fx *fixture) stop(t *testing.T) {
-	for _, pid := range livePids("--spear-keeper", fx.dir) {
-		syscall.Kill(pid, syscall.SIGTERM)
-	}
-	if !awaitGone(fx.dir) {
-		t.Errorf("processes of %s still run: %v", fx.dir, livePids(fx.dir))
-		for _, pid := range livePids(fx.dir) {
+	testkit.StopKeepers(fx.dir)
+	if !testkit.AwaitGone(fx.dir) {
+		t.Errorf("processes of %s still run: %v", fx.dir, testkit.LivePids(fx.dir))
+		for _, pid := range testkit.LivePids(fx.dir) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
@@ -181,39 +159,18 @@ func (fx *fixture) shell(t *testing.T, args ...string) (stdout, stderr string, e
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "spear-shell"), args...)
 	cmd.Dir, cmd.Env = fx.ws, fx.env
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
-		t.Fatalf("spear-shell %v: %v", args, err)
-	}
-	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+	return testkit.Run(t, cmd)
 }
 
 // records are the audit file's records; every one must parse and carry time, event, turn and
 // session.
 func (fx *fixture) records(t *testing.T) []map[string]any {
 	t.Helper()
-	data, err := os.ReadFile(fx.audit)
-	if err != nil && !os.IsNotExist(err) {
+	recs, err := testkit.Records(fx.audit)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("audit: malformed line %q: %v", sc.Text(), err)
-		}
-		for _, k := range []string{"time", "event", "turn", "session"} {
-			if _, ok := m[k]; !ok {
-				t.Fatalf("audit: record without %q: %s", k, sc.Text())
-			}
-		}
-		out = append(out, m)
-	}
-	return out
+	return recs
 }
 
 // count is how many records match spec (event[,key=value...], values compared as the shell's
@@ -222,7 +179,7 @@ func (fx *fixture) count(t *testing.T, spec string) int {
 	t.Helper()
 	n := 0
 	for _, m := range fx.records(t) {
-		if auditMatch(m, spec) {
+		if testkit.Match(m, spec) {
 			n++
 		}
 	}
@@ -237,7 +194,7 @@ func (fx *fixture) want(t *testing.T, specs ...string) map[string]any {
 	for _, spec := range specs {
 		last = nil
 		for _, m := range recs {
-			if auditMatch(m, spec) {
+			if testkit.Match(m, spec) {
 				last = m
 			}
 		}
@@ -252,7 +209,7 @@ func (fx *fixture) want(t *testing.T, specs ...string) map[string]any {
 // writes (the keeper's, a provider's cancellation) come after the answer.
 func (fx *fixture) awaitRecord(t *testing.T, spec string) {
 	t.Helper()
-	if !poll(func() bool { return fx.count(t, spec) > 0 }) {
+	if !testkit.Poll(func() bool { return fx.count(t, spec) > 0 }) {
 		t.Errorf("audit: no record matches %s; records:\n%s", spec, dumpRecords(fx.records(t)))
 	}
 }
@@ -269,37 +226,6 @@ func dumpRecords(recs []map[string]any) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-func auditMatch(m map[string]any, spec string) bool {
-	// A value may hold commas: a part that is not key=value belongs to the value before it.
-	var parts []string
-	for i, p := range strings.Split(spec, ",") {
-		if k, _, found := strings.Cut(p, "="); i > 1 && (!found || strings.Trim(k, "abcdefghijklmnopqrstuvwxyz_") != "") {
-			parts[len(parts)-1] += "," + p
-			continue
-		}
-		parts = append(parts, p)
-	}
-	if m["event"] != parts[0] {
-		return false
-	}
-	for _, kv := range parts[1:] {
-		k, v, _ := strings.Cut(kv, "=")
-		got, ok := m[k]
-		if !ok {
-			return false
-		}
-		s, isString := got.(string)
-		if !isString {
-			b, _ := json.Marshal(got)
-			s = string(b)
-		}
-		if s != v {
-			return false
-		}
-	}
-	return true
 }
 
 // calls are the lines of a fake provider's record file: the tools/call names it received
@@ -323,49 +249,9 @@ func (fx *fixture) calls(t *testing.T, record string) []string {
 // awaitCall waits (up to a minute) until the provider has received a call of name.
 func (fx *fixture) awaitCall(t *testing.T, record, name string) {
 	t.Helper()
-	if !poll(func() bool { return slices.Contains(fx.calls(t, record), name) }) {
+	if !testkit.Poll(func() bool { return slices.Contains(fx.calls(t, record), name) }) {
 		t.Fatalf("the provider never received %s: %v", name, fx.calls(t, record))
 	}
-}
-
-// livePids returns the live (not zombie) processes whose command line contains every word.
-func livePids(words ...string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
-		if err != nil || len(cmdline) == 0 {
-			continue
-		}
-		line := string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
-		all := true
-		for _, w := range words {
-			all = all && strings.Contains(line, w)
-		}
-		if all {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// poll reports whether cond holds within a minute (which only a broken build reaches).
-func poll(cond func() bool) bool {
-	for range 6000 {
-		if cond() {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
-}
-
-func awaitGone(words ...string) bool {
-	return poll(func() bool { return len(livePids(words...)) == 0 })
 }
 
 // lockedBuffer is a stderr the test reads while the process writes it.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // rawFace is spear-mcp driven by lines written by hand.
@@ -163,8 +165,8 @@ func TestFaceClientGoesAway(t *testing.T) {
 			}
 			fx.awaitCall(t, "p.record", "cancelled")
 			fx.awaitRecord(t, "capability_invoked,face=mcp,phase=outcome,code=interrupted,capability=p/wait")
-			if keep == 0 && !awaitGone(filepath.Join(fx.dir, "p.json")) {
-				t.Errorf("the face's own provider outlives it: %v", livePids(filepath.Join(fx.dir, "p.json")))
+			if keep == 0 && !testkit.AwaitGone(filepath.Join(fx.dir, "p.json")) {
+				t.Errorf("the face's own provider outlives it: %v", testkit.LivePids(filepath.Join(fx.dir, "p.json")))
 			}
 		})
 	}
@@ -181,7 +183,7 @@ func TestFaceSIGTERM(t *testing.T) {
 		t.Fatalf("invoke: %v", m)
 	}
 	pjson := filepath.Join(fx.dir, "p.json")
-	if len(livePids(pjson)) == 0 {
+	if len(testkit.LivePids(pjson)) == 0 {
 		t.Fatal("no provider runs")
 	}
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -190,8 +192,8 @@ func TestFaceSIGTERM(t *testing.T) {
 	if err := r.cmd.Wait(); err != nil {
 		t.Errorf("the face ended with %v; stderr %s", err, r.stderr.String())
 	}
-	if !awaitGone(pjson) {
-		t.Errorf("its providers outlive the face: %v", livePids(pjson))
+	if !testkit.AwaitGone(pjson) {
+		t.Errorf("its providers outlive the face: %v", testkit.LivePids(pjson))
 	}
 	if n := fx.count(t, "turn_ended"); n != 0 {
 		t.Errorf("%d turn_ended records", n)

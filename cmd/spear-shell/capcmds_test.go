@@ -1,16 +1,18 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // Transcript commands for the capability transcripts (testdata/script/cap_*.txtar).
@@ -23,9 +25,10 @@ func init() {
 	})
 }
 
-// expandVars replaces $WORK, $FAKEPROVIDER and $BIN, which txtar files cannot know.
+// expandVars replaces $WORK, $FAKEPROVIDER, $BIN, $NODE and $INTEROP, which txtar files
+// cannot know.
 func expandVars(ts *testscript.TestScript, s string) string {
-	for _, k := range []string{"FAKEPROVIDER", "WORK", "BIN"} {
+	for _, k := range []string{"FAKEPROVIDER", "WORK", "BIN", "NODE", "INTEROP"} {
 		s = strings.ReplaceAll(s, "$"+k, ts.Getenv(k))
 	}
 	return s
@@ -122,26 +125,11 @@ func cmdAudit(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
 		ts.Fatalf("usage: audit [-file=F] [-count=N] event[,key=value...]...")
 	}
-	data, err := os.ReadFile(file)
-	if err != nil && !neg {
+	records, err := testkit.Records(file)
+	if err != nil && !(neg && errors.Is(err, fs.ErrNotExist)) {
 		ts.Fatalf("audit: %v", err)
 	}
-	var records []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			ts.Fatalf("audit: malformed line %q: %v", sc.Text(), err)
-		}
-		for _, k := range []string{"time", "event", "turn", "session"} {
-			if _, ok := m[k]; !ok {
-				ts.Fatalf("audit: record without %q: %s", k, sc.Text())
-			}
-		}
-		records = append(records, m)
-	}
-	match := auditMatch
+	match := testkit.Match
 	switch {
 	case neg:
 		for _, spec := range args {
@@ -173,31 +161,4 @@ func cmdAudit(ts *testscript.TestScript, neg bool, args []string) {
 			i++
 		}
 	}
-}
-
-// auditMatch reports whether record m matches SPEC (event[,key=value...]).
-func auditMatch(m map[string]any, spec string) bool {
-	parts := strings.Split(spec, ",")
-	if m["event"] != parts[0] {
-		return false
-	}
-	for _, kv := range parts[1:] {
-		k, v, _ := strings.Cut(kv, "=")
-		got, ok := m[k]
-		if !ok {
-			return false
-		}
-		var s string
-		switch g := got.(type) {
-		case string:
-			s = g
-		default:
-			b, _ := json.Marshal(g)
-			s = string(b)
-		}
-		if s != v {
-			return false
-		}
-	}
-	return true
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // The interop suite: spear-shell, as an agent's shell, against MCP servers nobody here wrote
@@ -154,13 +156,7 @@ func runInterop(t *testing.T, s interopServer, mode string) (tried, ok int) {
 		cmd := exec.Command(filepath.Join(binDir, "spear-shell"), args...)
 		cmd.Dir, cmd.Env = ws, env
 		cmd.Stdin = strings.NewReader(stdin)
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
-			t.Fatalf("spear-shell %v: %v", args, err)
-		}
-		return o.String(), e.String(), cmd.ProcessState.ExitCode()
+		return testkit.Run(t, cmd)
 	}
 
 	var outs, errs []piece
@@ -377,11 +373,8 @@ func thinkingServer(command []string, version, sdk string) interopServer {
 // goSDKServer is testdata/interop/gosdkserver with its interop tools (-more), built once.
 func goSDKServer(t *testing.T) interopServer {
 	bin := filepath.Join(binDir, "gosdkserver")
-	build := exec.Command("go", "build", "-o", bin, "./testdata/interop/gosdkserver")
-	build.Dir = "../.."
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build gosdkserver: %v\n%s", err, out)
+	if err := testkit.Build(bin, "./testdata/interop/gosdkserver"); err != nil {
+		t.Fatal(err)
 	}
 	list := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/modelcontextprotocol/go-sdk")
 	list.Dir = "../.."

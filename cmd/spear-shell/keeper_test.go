@@ -5,7 +5,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"net"
 	"os"
@@ -14,9 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 func init() {
@@ -27,58 +27,21 @@ func init() {
 		"stale-socket":   cmdStaleSocket,
 		"audit-same":     cmdAuditSame,
 		"foreign-socket": cmdForeignSocket,
+		"short-runtime":  cmdShortRuntime,
 	})
 }
 
-// livePids returns the live (not zombie) processes whose command line contains every word.
-func livePids(words ...string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
-		if err != nil || len(cmdline) == 0 {
-			continue // gone, or a zombie (it has no command line)
-		}
-		line := string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
-		all := true
-		for _, w := range words {
-			all = all && strings.Contains(line, w)
-		}
-		if all {
-			pids = append(pids, pid)
-		}
+// short-runtime: sets XDG_RUNTIME_DIR to a new private directory with a short path, removed at
+// the end, so that a default state directory's socket fits a unix socket address (beside a
+// long $WORK it may not: the answer then starts its providers itself, keeper_unavailable).
+func cmdShortRuntime(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: short-runtime")
 	}
-	return pids
-}
-
-// poll reports whether cond holds within a minute, which only a broken build reaches, asking
-// every 10 ms.
-func poll(cond func() bool) bool {
-	for range 6000 {
-		if cond() {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
-}
-
-// awaitGone waits until no live process matches words.
-func awaitGone(words ...string) bool {
-	return poll(func() bool { return len(livePids(words...)) == 0 })
-}
-
-// stopKeepers ends, with SIGTERM, every keeper whose command line names a file under dir (its
-// manifest), so that no transcript leaves one running, and waits for them and their providers.
-func stopKeepers(dir string) {
-	for _, pid := range livePids("--spear-keeper", dir) {
-		syscall.Kill(pid, syscall.SIGTERM)
-	}
-	awaitGone("--spear-keeper", dir)
+	dir, err := os.MkdirTemp("", "sr-")
+	ts.Check(err)
+	ts.Defer(func() { os.RemoveAll(dir) })
+	ts.Setenv("XDG_RUNTIME_DIR", dir)
 }
 
 // procs [-wait] WORD... N: exactly N live processes have a command line containing every WORD
@@ -98,8 +61,8 @@ func cmdProcs(ts *testscript.TestScript, neg bool, args []string) {
 		words[i] = expandVars(ts, w)
 	}
 	var got []int
-	poll(func() bool {
-		got = livePids(words...)
+	testkit.Poll(func() bool {
+		got = testkit.LivePids(words...)
 		return len(got) == n || !wait
 	})
 	if len(got) != n {
@@ -114,45 +77,21 @@ func cmdKillKeeper(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: kill-keeper")
 	}
 	pid := 0
-	data, err := os.ReadFile(ts.MkAbs("audit.jsonl"))
+	records, err := testkit.Records(ts.MkAbs("audit.jsonl"))
 	ts.Check(err)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var m struct {
-			Event string
-			Pid   int
-		}
-		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Event == "keeper_started" {
-			pid = m.Pid
+	for _, m := range records {
+		if p, ok := m["pid"].(float64); ok && m["event"] == "keeper_started" {
+			pid = int(p)
 		}
 	}
 	if pid == 0 {
 		ts.Fatalf("kill-keeper: no keeper_started record")
 	}
 	ts.Check(syscall.Kill(pid, syscall.SIGKILL))
-	if poll(func() bool { return exited(pid) }) {
+	if testkit.Poll(func() bool { return testkit.Exited(pid) }) {
 		return
 	}
 	ts.Fatalf("kill-keeper: %d still runs", pid)
-}
-
-// exited tells whether pid has exited with all its threads: gone, or a zombie with no thread
-// left but itself. An empty cmdline is not enough, nor is a zombie leader: the kernel drops a
-// dying process's memory before its descriptors, and the other threads close them after the
-// leader is a zombie; until then its listening socket still takes connections
-// (keeper_unavailable then saw a keeper that went away, not a stale socket, 1 in 20 under load).
-func exited(pid int) bool {
-	proc := "/proc/" + strconv.Itoa(pid)
-	f := procStat(proc + "/stat")
-	if f == nil {
-		return true
-	}
-	if len(f) == 0 || f[0] != "Z" && f[0] != "X" {
-		return false
-	}
-	tasks, err := os.ReadDir(proc + "/task")
-	return err != nil || len(tasks) <= 1
 }
 
 // await-audit [-count=N] SPEC: waits (up to a minute) until N records (default 1) of
@@ -167,12 +106,12 @@ func cmdAwaitAudit(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: await-audit [-count=N] SPEC")
 	}
-	if !poll(func() bool {
+	if !testkit.Poll(func() bool {
 		data, _ := os.ReadFile(ts.MkAbs("audit.jsonl"))
 		n := 0
 		for line := range strings.SplitSeq(string(data), "\n") {
 			var m map[string]any
-			if json.Unmarshal([]byte(line), &m) == nil && auditMatch(m, args[0]) {
+			if json.Unmarshal([]byte(line), &m) == nil && testkit.Match(m, args[0]) {
 				n++
 			}
 		}

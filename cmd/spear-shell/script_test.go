@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // The transcripts in testdata/script run the real binaries: both spear-shell binaries and the
@@ -41,12 +43,13 @@ func TestMain(m *testing.M) {
 	// host's /tmp would be out of sight. $WORK stays in /tmp (a unix socket's path under it must
 	// fit 107 bytes); $OUTSIDE is a directory of each transcript's outside /tmp, for what must be
 	// visible, and masked, inside.
-	root, err := scratchRoot()
+	root, err := testkit.Scratch("spear-shell-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	binDir, scratch = filepath.Join(root, "bin"), root
+	interopNode, interopMods = findInterop()
 	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
 		hostGo = strings.Fields(string(out))
 	}
@@ -60,41 +63,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// scratchRoot is a new private directory in the user's cache directory.
-func scratchRoot() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(cache, 0o700); err != nil {
-		return "", err
-	}
-	dir, err := os.MkdirTemp(cache, "spear-shell-test-")
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(dir)
-}
-
 func buildBinaries(dir string) error {
-	root, err := filepath.Abs("../..")
-	if err != nil {
+	if err := testkit.Build(dir+"/", "./cmd/..."); err != nil {
 		return err
 	}
-	builds := [][]string{{"-o", dir + "/", "./cmd/..."}}
-	if _, err := os.Stat(filepath.Join(root, "testdata/fakeprovider")); err == nil {
-		fakeProvider = filepath.Join(dir, "fakeprovider")
-		builds = append(builds, []string{"-o", fakeProvider, "./testdata/fakeprovider"})
+	if _, err := os.Stat(filepath.Join(testkit.Root(), "testdata/fakeprovider")); err != nil {
+		return nil
 	}
-	for _, args := range builds {
-		cmd := exec.Command("go", append([]string{"build"}, args...)...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return nil
+	fakeProvider = filepath.Join(dir, "fakeprovider")
+	return testkit.Build(fakeProvider, "./testdata/fakeprovider")
 }
 
 func TestScripts(t *testing.T) {
@@ -111,6 +88,8 @@ func TestScripts(t *testing.T) {
 				return os.Getuid() == 0, nil
 			case "tmpfs":
 				return tmpfsWorks(), nil
+			case "interop":
+				return interopWorks(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -118,13 +97,16 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			env.Setenv("BIN", binDir)
 			env.Setenv("FAKEPROVIDER", fakeProvider)
+			// The npm reference servers, for transcripts run under [interop].
+			env.Setenv("NODE", interopNode)
+			env.Setenv("INTEROP", interopMods)
 			// Beside $WORK, not in it: with the boundary $WORK is the default workspace, which must
 			// not hold the state parent or the configuration.
 			env.Setenv("XDG_RUNTIME_DIR", env.WorkDir+"-run")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"-config")
 			// Transcripts choose isolation explicitly where they test it.
 			env.Setenv("SPEAR_ISOLATION", "none")
-			env.Defer(func() { stopKeepers(env.WorkDir) })
+			env.Defer(func() { testkit.StopKeepers(env.WorkDir) })
 			outside, err := os.MkdirTemp(scratch, "out-")
 			if err != nil {
 				return err
@@ -138,6 +120,36 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(env.WorkDir+"-run", 0o700)
 		},
 	})
+}
+
+// interopNode and interopMods are node and testdata/interop/node_modules ("" when either is
+// missing): the npm reference servers, which transcripts run under [interop].
+var interopNode, interopMods string
+
+func findInterop() (node, mods string) {
+	mods, err := filepath.Abs("../../testdata/interop/node_modules")
+	if err != nil {
+		return "", ""
+	}
+	if _, err := os.Stat(filepath.Join(mods, "@modelcontextprotocol", "server-memory")); err != nil {
+		return "", ""
+	}
+	if node, err = exec.LookPath("node"); err == nil {
+		node, err = filepath.EvalSymlinks(node)
+	}
+	if err != nil {
+		return "", ""
+	}
+	return node, mods
+}
+
+// interopWorks tells whether the [interop] transcripts can run here; with
+// SPEAR_REQUIRE_INTEROP=1 (CI) missing servers fail instead of skipping, as in TestInterop.
+func interopWorks() bool {
+	if interopNode == "" && os.Getenv("SPEAR_REQUIRE_INTEROP") == "1" {
+		panic("the interop servers are required (SPEAR_REQUIRE_INTEROP=1) but are not installed (make deps)")
+	}
+	return interopNode != ""
 }
 
 // bwrapWorks tells whether the isolation transcripts can run here; with SPEAR_REQUIRE_BWRAP=1

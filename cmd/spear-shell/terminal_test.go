@@ -17,6 +17,8 @@ import (
 	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // The `terminal` transcript command drives a program on a real pseudo-terminal, as tmux and
@@ -198,7 +200,7 @@ func (t *term) step(step string) error {
 		}
 		return pty.Setsize(t.master, &pty.Winsize{Rows: rows, Cols: cols})
 	case "file":
-		if !poll(func() bool { _, err := os.Stat(filepath.Join(t.cmd.Dir, arg)); return err == nil }) {
+		if !testkit.Poll(func() bool { _, err := os.Stat(filepath.Join(t.cmd.Dir, arg)); return err == nil }) {
 			return fmt.Errorf("no %s after a minute", arg)
 		}
 		return nil
@@ -229,7 +231,7 @@ func (t *term) processes() string {
 	var all []proc
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
-		f := procStat("/proc/" + d.Name() + "/stat") // state, ppid, pgrp, ...
+		f := testkit.ProcStat("/proc/" + d.Name() + "/stat") // state, ppid, pgrp, ...
 		if len(f) < 3 {
 			continue
 		}
@@ -267,28 +269,16 @@ func (t *term) waitAsleep() error {
 			return true // the program is gone: said at once
 		}
 		for _, task := range tasks {
-			if f := procStat(filepath.Join(dir, task.Name(), "stat")); len(f) == 0 || f[0] != "S" {
+			if f := testkit.ProcStat(filepath.Join(dir, task.Name(), "stat")); len(f) == 0 || f[0] != "S" {
 				return false
 			}
 		}
 		return len(tasks) > 0
 	}
-	if !poll(asleep) {
+	if !testkit.Poll(asleep) {
 		return errors.New("the program was not asleep within a minute")
 	}
 	return err
-}
-
-// procStat is the fields of a /proc stat file after the command name: state, parent, process
-// group and the rest. The name may hold spaces and parentheses, so they start after its last ')'.
-// nil when the file cannot be read.
-func procStat(path string) []string {
-	stat, err := os.ReadFile(path)
-	i := bytes.LastIndexByte(stat, ')')
-	if err != nil || i < 0 {
-		return nil
-	}
-	return strings.Fields(string(stat[i+1:]))
 }
 
 func (t *term) expect(re *regexp.Regexp) error {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/policy/paths"
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // helperEnv makes the test binary act as a helper instead of running tests (see TestHelper*).
@@ -41,23 +42,7 @@ type fixture struct {
 // own: what the tests guard must be where the shell could otherwise see it.
 func outsideTmp(t *testing.T) string {
 	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Skipf("no directory outside /tmp: %v", err)
-	}
-	if err := os.MkdirAll(cache, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(cache, "spear-sandbox-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	r, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return testkit.ScratchDir(t, "spear-sandbox-test-")
 }
 
 // copyExe returns the copy of the test binary outside /tmp (see exeCopy), or skips.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // exeCopy is a copy of the test binary outside /tmp (which the boundary replaces), made before
@@ -29,11 +31,7 @@ func copyTestBinary() string {
 	if err != nil {
 		return ""
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil || os.MkdirAll(cache, 0o700) != nil {
-		return ""
-	}
-	dir, err := os.MkdirTemp(cache, "spear-sandbox-exe-")
+	dir, err := testkit.Scratch("spear-sandbox-exe-")
 	if err != nil {
 		return ""
 	}
@@ -44,9 +42,6 @@ func copyTestBinary() string {
 	if err != nil {
 		os.RemoveAll(dir)
 		return ""
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
 	}
 	exeCopy = filepath.Join(dir, "sandbox.test")
 	return dir

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -56,6 +57,8 @@ type Behavior struct {
 	SleepMS     int             `json:"sleepMs"`     // before answering
 	Crash       *int            `json:"crash"`       // exit with this code instead of answering
 	Env         string          `json:"env"`         // one text item: the value of this variable
+	Environ     bool            `json:"environ"`     // one text item: the whole environment, sorted, a line per variable
+	EnvironErr  bool            `json:"environErr"`  // the whole environment written to stderr before answering
 	Stderr      string          `json:"stderr"`      // written to stderr before answering
 	Hostile     bool            `json:"hostile"`     // text full of escapes, bidi controls and fake markers
 	BigText     int             `json:"bigText"`     // one text item of this many bytes
@@ -252,6 +255,9 @@ func call(b Behavior, args json.RawMessage, result func(any), rpcErr func(int64,
 	if b.Stderr != "" {
 		fmt.Fprint(os.Stderr, b.Stderr)
 	}
+	if b.EnvironErr {
+		fmt.Fprintln(os.Stderr, environ())
+	}
 	if b.SleepMS > 0 {
 		time.Sleep(time.Duration(b.SleepMS) * time.Millisecond)
 	}
@@ -292,6 +298,9 @@ func call(b Behavior, args json.RawMessage, result func(any), rpcErr func(int64,
 	}
 	if b.Env != "" {
 		text(os.Getenv(b.Env))
+	}
+	if b.Environ {
+		text(environ())
 	}
 	if b.Hostile {
 		text(hostileText)
@@ -383,4 +392,11 @@ func fill(path string) {
 			return
 		}
 	}
+}
+
+// environ is the whole environment, sorted, one variable a line.
+func environ() string {
+	env := os.Environ()
+	slices.Sort(env)
+	return strings.Join(env, "\n")
 }

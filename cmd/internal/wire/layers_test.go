@@ -11,7 +11,7 @@ import (
 // nothing under interp/ imports capability/ or the reverse. Commands sit above everything.
 var layers = map[string]int{
 	"audit": 0, "mcpstdio": 0, "policy/paths": 0, "interp/invocation": 0, "interp/lineedit": 0,
-	"capability/schemaformat": 0, "capability/search": 0,
+	"capability/schemaformat": 0, "capability/schema": 0, "capability/search": 0,
 	"policy": 1,
 	"interp": 1, "interp/sandbox": 1,
 	"interp/realshell": 2, "interp/envelope": 2,
@@ -19,12 +19,13 @@ var layers = map[string]int{
 	"capability/providers": 2, "capability/provlink": 3, "capability/keeper": 4, "capability/broker": 4,
 	"capability": 5, "capability/mcpface": 6,
 	"cmd/internal/wire": 7,
+	"testdata/testkit":  0, // the tests' shared fixtures: imported by tests alone
 }
 
 const module = "github.com/spear-shell/spear-shell/"
 
 func TestLayers(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, module+"...").Output()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, module+"...", module+"testdata/testkit").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
@@ -32,7 +33,7 @@ func TestLayers(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, imports, _ := strings.Cut(line, ":")
 		pkg = strings.TrimPrefix(pkg, module)
-		if strings.HasPrefix(pkg, "bench") || strings.HasPrefix(pkg, "testdata") {
+		if strings.HasPrefix(pkg, "bench") || strings.HasPrefix(pkg, "testdata") && pkg != "testdata/testkit" {
 			continue
 		}
 		from, known := layers[pkg]
@@ -50,6 +51,10 @@ func TestLayers(t *testing.T) {
 				continue
 			}
 			imp = strings.TrimPrefix(imp, module)
+			if strings.HasPrefix(imp, "testdata/") {
+				t.Errorf("%s imports %s: packages under testdata are for tests alone", pkg, imp)
+				continue
+			}
 			to, ok := layers[imp]
 			if !ok {
 				if strings.HasPrefix(pkg, "cmd/") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/capability"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/schema"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 	"github.com/spear-shell/spear-shell/interp/sandbox"
 	"github.com/spear-shell/spear-shell/policy/paths"
@@ -36,7 +37,7 @@ func Settings(session bool, self, manifest string, rs *realshell.RealShell, rsEr
 			StateParent:  paths.StateParent(os.Getenv),
 			Face:         face,
 		},
-		SchemaHelper: filepath.Join(filepath.Dir(self), capability.SchemaHelperName),
+		SchemaHelper: filepath.Join(filepath.Dir(self), schema.HelperName),
 	}
 	if rs != nil {
 		s.WritableRoots = rs.Writable // the turn's temporary directory among them

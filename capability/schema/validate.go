@@ -1,4 +1,4 @@
-package capability
+package schema
 
 import (
 	"encoding/json"
@@ -21,9 +21,6 @@ import (
 
 // draft2020 is the only $schema value the native validator accepts (at the top level only).
 const draft2020 = "https://json-schema.org/draft/2020-12/schema"
-
-// maxErrorLeaves bounds the failures named in one reason.
-const maxErrorLeaves = 5
 
 // notMine says why a schema is outside the native subset.
 type notMine struct{ why string }
@@ -115,8 +112,9 @@ type depSchema struct {
 	sch  *schemaNode
 }
 
-// decodeJSON decodes one JSON value with exact numbers, as the schema library does.
-func decodeJSON(r io.Reader) (any, error) {
+// Decode decodes one JSON value with exact numbers (json.Number), as the schema library does:
+// the values Check takes, Encode writes and Equal compares.
+func Decode(r io.Reader) (any, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	var v any
@@ -131,7 +129,7 @@ func decodeJSON(r io.Reader) (any, error) {
 
 // compileNative compiles a schema document; a *notMine error means the helper must judge it.
 func compileNative(raw []byte) (*schemaNode, error) {
-	doc, err := decodeJSON(strings.NewReader(string(raw)))
+	doc, err := Decode(strings.NewReader(string(raw)))
 	if err != nil {
 		return nil, outside("not JSON: %v", err)
 	}
@@ -607,7 +605,7 @@ func (c checker) check(n *schemaNode, v any, at []string, stack []*schemaNode) b
 		}
 		return c.fail(at, "got %s, want %s", typeName(v), strings.Join(want, " or "))
 	}
-	if n.hasConst && !jsonEqual(v, n.constVal) {
+	if n.hasConst && !Equal(v, n.constVal) {
 		return c.fail(at, "value must be %s", display(n.constVal))
 	}
 	if n.hasEnum && !inEnum(v, n.enum) {
@@ -780,7 +778,7 @@ func (c checker) array(n *schemaNode, arr []any, at []string) bool {
 func duplicate(arr []any) (int, int) {
 	for j := 1; j < len(arr); j++ {
 		for i := 0; i < j; i++ {
-			if jsonEqual(arr[i], arr[j]) {
+			if Equal(arr[i], arr[j]) {
 				return i, j
 			}
 		}
@@ -958,8 +956,9 @@ func typeMatches(set uint8, v any) bool {
 	return false
 }
 
-// jsonEqual is JSON equality: numbers compare mathematically and exactly.
-func jsonEqual(a, b any) bool {
+// Equal is JSON equality of two values as Decode returns them: numbers compare mathematically
+// and exactly.
+func Equal(a, b any) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -968,7 +967,7 @@ func jsonEqual(a, b any) bool {
 		}
 		for k, xv := range x {
 			yv, found := y[k]
-			if !found || !jsonEqual(xv, yv) {
+			if !found || !Equal(xv, yv) {
 				return false
 			}
 		}
@@ -979,7 +978,7 @@ func jsonEqual(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
+			if !Equal(x[i], y[i]) {
 				return false
 			}
 		}
@@ -1009,7 +1008,7 @@ func jsonEqual(a, b any) bool {
 
 func inEnum(v any, enum []any) bool {
 	for _, e := range enum {
-		if jsonEqual(v, e) {
+		if Equal(v, e) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package capability
+package schema
 
 import (
 	"bufio"
@@ -12,12 +12,13 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
-// SchemaHelperName is the schema helper's file name beside spear-shell: it holds the schema
+// HelperName is the schema helper's file name beside spear-shell: it holds the schema
 // library, which the full binary does not link (SPEC 10), and judges the schemas that the native
 // validator leaves to it.
-const SchemaHelperName = "spear-shell-schema"
+const HelperName = "spear-shell-schema"
 
 // helperTimeout bounds one answer of the helper; a helper that takes longer is stopped.
 const helperTimeout = 20 * time.Second
@@ -58,7 +59,7 @@ func helperPath(setting string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("locate the running executable: %w", err)
 	}
-	return filepath.Join(filepath.Dir(self), SchemaHelperName), nil
+	return filepath.Join(filepath.Dir(self), HelperName), nil
 }
 
 func helperAt(path string) *schemaHelper {
@@ -95,21 +96,24 @@ func (h *schemaHelper) check(schema, instance json.RawMessage) (helperAnswer, er
 	_ = h.out.SetReadDeadline(deadline)
 	if _, err := h.in.Write(append(req, '\n')); err != nil {
 		h.stop()
-		return helperAnswer{}, fmt.Errorf("write to %s: %w", SchemaHelperName, err)
+		return helperAnswer{}, fmt.Errorf("write to %s: %w", HelperName, err)
 	}
 	line, err := h.r.ReadBytes('\n')
 	if err != nil {
 		h.stop()
-		return helperAnswer{}, fmt.Errorf("read from %s: %w", SchemaHelperName, err)
+		return helperAnswer{}, fmt.Errorf("read from %s: %w", HelperName, err)
 	}
 	var a helperAnswer
 	if err := json.Unmarshal(line, &a); err != nil {
 		h.stop()
-		shown, _ := truncate(string(line), 200)
-		return helperAnswer{}, fmt.Errorf("%s answered %q: %w", SchemaHelperName, shown, err)
+		n := min(len(line), 200)
+		for n < len(line) && n > 0 && !utf8.RuneStart(line[n]) {
+			n-- // never a rune cut in two
+		}
+		return helperAnswer{}, fmt.Errorf("%s answered %q: %w", HelperName, line[:n], err)
 	}
 	if !a.OK && a.Unusable == "" && len(a.Errors) == 0 {
-		return helperAnswer{}, errors.New(SchemaHelperName + " refused without saying why")
+		return helperAnswer{}, errors.New(HelperName + " refused without saying why")
 	}
 	return a, nil
 }

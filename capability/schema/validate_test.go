@@ -1,4 +1,4 @@
-package capability
+package schema
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/spear-shell/spear-shell/capability/schemaformat"
-	"github.com/spear-shell/spear-shell/policy"
 )
 
 // libraryVerdict is jsonschema/v6's verdict, compiled as spear-shell-schema compiles.
@@ -56,7 +55,7 @@ func nativeVerdict(t testing.TB, schema, instance string) (mine, valid bool, lea
 	if err != nil {
 		return false, false, nil
 	}
-	v, err := decodeJSON(strings.NewReader(instance))
+	v, err := Decode(strings.NewReader(instance))
 	if err != nil {
 		t.Fatalf("instance %s: %v", instance, err)
 	}
@@ -220,7 +219,7 @@ func TestValidateHelper(t *testing.T) {
 		w.Write([]byte(`{"type":"string"}`))
 	}))
 	defer srv.Close()
-	e := schemaEnv(helperBin, checkTrustedLexically, nil)
+	ck := trusted(helperBin)
 	cases := []struct {
 		schema, instance string
 		unusable, leaf   string // substrings; both empty = valid
@@ -236,11 +235,11 @@ func TestValidateHelper(t *testing.T) {
 	}
 	for _, c := range cases {
 		before := helperRequests.Load()
-		v, err := decodeJSON(strings.NewReader(c.instance))
+		v, err := Decode(strings.NewReader(c.instance))
 		if err != nil {
 			t.Fatal(err)
 		}
-		unusable, leaves := e.validate(json.RawMessage(c.schema), v)
+		unusable, leaves := ck.Check(json.RawMessage(c.schema), v)
 		if helperRequests.Load() == before {
 			t.Errorf("%s: the helper was not asked", c.schema)
 		}
@@ -262,7 +261,7 @@ func TestValidateHelper(t *testing.T) {
 	}
 	// Native schemas never reach the helper.
 	before := helperRequests.Load()
-	if u, l := e.validate(json.RawMessage(`{"type":"object","required":["a"]}`), map[string]any{}); u != "" || len(l) != 1 {
+	if u, l := ck.Check(json.RawMessage(`{"type":"object","required":["a"]}`), map[string]any{}); u != "" || len(l) != 1 {
 		t.Errorf("native: %q %q", u, l)
 	}
 	if helperRequests.Load() != before {
@@ -283,9 +282,9 @@ func TestValidateHelperFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{filepath.Join(dir, "absent"), dies, garbage} {
-		e := schemaEnv(path, checkTrustedLexically, nil)
+		ck := trusted(path)
 		for range 2 { // the second need starts it again
-			unusable, leaves := e.validate(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
+			unusable, leaves := ck.Check(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
 			if !strings.HasPrefix(unusable, "the schema checker cannot run: ") || leaves != nil {
 				t.Errorf("%s: unusable %q, failures %q", filepath.Base(path), unusable, leaves)
 			}
@@ -293,44 +292,25 @@ func TestValidateHelperFailsClosed(t *testing.T) {
 	}
 }
 
-// The helper is never started when it lies where the agent writes, or when no trust check
-// was given: the schema is then unusable, never judged by the agent's program.
+// The helper is never started when the trust check refuses it, or when there is none: the
+// schema is then unusable, never judged by an untrusted program.
 func TestValidateHelperUntrusted(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	planted := filepath.Join(ws, SchemaHelperName)
-	ran := filepath.Join(ws, "ran")
+	dir := t.TempDir()
+	planted := filepath.Join(dir, HelperName)
+	ran := filepath.Join(dir, "ran")
 	if err := os.WriteFile(planted, []byte("#!/bin/sh\ntouch "+ran+"\nwhile read l; do echo '{\"ok\":true}'; done\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	man := &policy.Manifest{Workspace: ws}
-	for _, e := range []*turnEnv{
-		schemaEnv(planted, checkTrustedLexically, man),
-		schemaEnv(helperBin, nil, man),
-	} {
-		unusable, _ := e.validate(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
-		if !strings.HasPrefix(unusable, "the schema checker cannot run: program refused: ") {
-			t.Errorf("%s: unusable %q", e.s.SchemaHelper, unusable)
+	refuse := func(path string) error { return fmt.Errorf("program refused: %s lies where the agent writes", path) }
+	for _, ck := range []*Checker{{Helper: planted, Trust: refuse}, {Helper: planted}} {
+		unusable, failures := ck.Check(json.RawMessage(`{"$id":"urn:x"}`), float64(1))
+		if !strings.HasPrefix(unusable, "the schema checker cannot run: program refused: ") || failures != nil {
+			t.Errorf("unusable %q, failures %q", unusable, failures)
 		}
 	}
 	if _, err := os.Stat(ran); err == nil {
-		t.Error("the planted helper ran")
-	}
-}
-
-// At most five failures are named, and how many more there are.
-func TestJoinLeaves(t *testing.T) {
-	t.Parallel()
-	n, err := compileNative([]byte(`{"items":{"type":"string"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _ := decodeJSON(strings.NewReader(`[1,2,3,4,5,6,7]`))
-	got := joinLeaves(n.validate(v))
-	want := "at /0: got number, want string; at /1: got number, want string; at /2: got number, want string; " +
-		"at /3: got number, want string; at /4: got number, want string (and 2 more)"
-	if got != want {
-		t.Errorf("got %q\nwant %q", got, want)
+		t.Error("the untrusted helper ran")
 	}
 }
 
@@ -339,13 +319,13 @@ func TestJoinLeaves(t *testing.T) {
 func TestValidateDifferential(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewSource(8))
-	e := schemaEnv(helperBin, checkTrustedLexically, nil)
+	ck := trusted(helperBin)
 	mine, total := 0, 0
 	for i := range 3000 {
 		data := make([]byte, 64+rng.Intn(192))
 		rng.Read(data)
 		total++
-		if differential(t, data, e, i%10 == 0) {
+		if differential(t, data, ck, i%10 == 0) {
 			mine++
 		}
 	}
@@ -359,22 +339,22 @@ func FuzzValidateDifferential(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10"))
 	f.Add(bytes.Repeat([]byte{0x5a, 0xc3, 0x11, 0x80}, 32))
-	e := schemaEnv(helperBin, checkTrustedLexically, nil)
+	ck := trusted(helperBin)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		differential(t, data, e, true)
+		differential(t, data, ck, true)
 	})
 }
 
 // differential checks one generated schema on a few generated instances; it reports whether
 // the schema was native. withHelper also checks the helper's verdicts on schemas that are not.
-func differential(t testing.TB, data []byte, e *turnEnv, withHelper bool) bool {
+func differential(t testing.TB, data []byte, ck *Checker, withHelper bool) bool {
 	g := &gen{data: data}
 	schema := g.schemaText()
 	n, nerr := compileNative([]byte(schema))
 	for range 4 {
 		instance := g.instanceText()
 		usable, lib := libraryVerdict(t, schema, instance)
-		v, err := decodeJSON(strings.NewReader(instance))
+		v, err := Decode(strings.NewReader(instance))
 		if err != nil {
 			t.Fatalf("instance %s: %v", instance, err)
 		}
@@ -391,7 +371,7 @@ func differential(t testing.TB, data []byte, e *turnEnv, withHelper bool) bool {
 			return false
 		}
 		before := helperRequests.Load()
-		unusable, leaves := e.validate(json.RawMessage(schema), v)
+		unusable, leaves := ck.Check(json.RawMessage(schema), v)
 		if helperRequests.Load() == before {
 			t.Fatalf("not native (%v) but the helper was not asked: %s", nerr, schema)
 		}
@@ -591,7 +571,7 @@ func (g *gen) schema() string {
 // must judge as SPEC 5 says, where a format never refuses a value, and so must the helper.
 func TestDifferentialFormatUnderDraft07(t *testing.T) {
 	t.Parallel()
-	e := schemaEnv(helperBin, checkTrustedLexically, nil)
+	ck := trusted(helperBin)
 	for _, schema := range []string{
 		`{"$schema":"https://json-schema.org/draft/2020-12/schema","$schema":"http://json-schema.org/draft-07/schema#","format":"date"}`,
 		`{"$schema":"http://json-schema.org/draft-07/schema#","format":"email"}`,
@@ -602,8 +582,8 @@ func TestDifferentialFormatUnderDraft07(t *testing.T) {
 			if !usable || !valid {
 				t.Errorf("oracle: %s refused %s (usable %v)", schema, instance, usable)
 			}
-			v, _ := decodeJSON(strings.NewReader(instance))
-			if unusable, leaves := e.validate(json.RawMessage(schema), v); unusable != "" || len(leaves) > 0 {
+			v, _ := Decode(strings.NewReader(instance))
+			if unusable, leaves := ck.Check(json.RawMessage(schema), v); unusable != "" || len(leaves) > 0 {
 				t.Errorf("helper: %s on %s: unusable %q failures %q", schema, instance, unusable, leaves)
 			}
 		}

@@ -1,0 +1,126 @@
+package providers
+
+// What a turn keeps whatever its configuration (SPEC 12): the ended mark, the pinned workspace
+// and project, turn_started said once, and a record of each keeper started for the turn. The
+// default state directory is keyed by the configuration too (a changed configuration, manifest
+// or lock renews pins, family, described marks and index), so these facts live beside it, in a
+// directory keyed by session and turn alone: an edited configuration never brings an ended turn
+// back, and --end-turn finds every keeper the turn has, whatever configuration each serves.
+//
+// A manifest that names a state_dir chose the turn's place itself: everything, these facts
+// included, is kept there (and a manifest that names another state_dir names another place).
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// keeperFact names the record that a keeper was started for the turn under configuration key.
+func keeperFact(key string) string { return "keeper@" + key }
+
+// turnDirPrefix begins the name of a default per-turn directory in the state parent.
+const turnDirPrefix = "turn-"
+
+// openStates opens the turn's state (State) and its per-turn state (PerTurn).
+func (t *Turn) openStates() error {
+	man := t.Manifest
+	if man.StateDir != "" {
+		st, err := openState(man.StateDir, "")
+		if err != nil {
+			return err
+		}
+		t.State, t.PerTurn = st, st
+		return nil
+	}
+	parent := t.Settings.StateParent
+	if parent == "" {
+		return errors.New("no state parent: set XDG_RUNTIME_DIR or HOME")
+	}
+	perTurn, err := openState(filepath.Join(parent, turnDirPrefix+stateKey(man.Session, man.Turn)), parent)
+	if err != nil {
+		return err
+	}
+	st, err := openState(filepath.Join(parent, t.Key), parent)
+	if err != nil {
+		return err
+	}
+	t.State, t.PerTurn = st, perTurn
+	return nil
+}
+
+// EndedNow reads --end-turn's mark afresh (a turn loaded earlier may have been ended since).
+func (t *Turn) EndedNow() (bool, error) {
+	if t.PerTurn == nil {
+		return false, nil
+	}
+	_, ended, err := t.PerTurn.Read(EndedFact)
+	return ended, err
+}
+
+// NoteKeeper records, before a keeper is started for this configuration, that the turn has
+// one in this configuration's state directory, for --end-turn to find (KeeperDirs).
+func (t *Turn) NoteKeeper() error {
+	if t.PerTurn == nil || t.PerTurn == t.State {
+		return nil // one directory: its keeper is found there
+	}
+	_, err := t.PerTurn.Create(keeperFact(t.Key), nil)
+	return err
+}
+
+// KeeperDirs are the state directories in which the turn's keepers may listen: this
+// configuration's, and each one a keeper was recorded for (NoteKeeper), whatever configuration
+// it serves. A recorded directory that is missing, or is not a private directory of ours, is
+// left out, never created.
+func (t *Turn) KeeperDirs() ([]string, error) {
+	if t.State == nil {
+		return nil, nil
+	}
+	dirs := []string{t.State.Dir()}
+	if t.PerTurn == t.State {
+		return dirs, nil
+	}
+	ents, err := os.ReadDir(t.PerTurn.Dir())
+	if err != nil {
+		return dirs, fmt.Errorf("state: %w", err)
+	}
+	parent := filepath.Dir(t.State.Dir())
+	for _, e := range ents {
+		key, ok := strings.CutPrefix(e.Name(), keeperFact(""))
+		if !ok || key == t.Key || !isKey(key) {
+			continue
+		}
+		if dir := filepath.Join(parent, key); isPrivateDir(dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs, nil
+}
+
+// isKey reports whether s is a state directory's key (stateKey): 32 lowercase hex digits.
+func isKey(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isPrivateDir reports whether dir exists as privateDir would leave it: a directory, not a
+// symlink, ours, closed to others.
+func isPrivateDir(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
