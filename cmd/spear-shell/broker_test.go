@@ -29,6 +29,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spear-shell/spear-shell/policy"
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 func init() {
@@ -68,7 +69,7 @@ func brokerDeps() (node, server, mods, why string) {
 // broker-home CAPS.json: lays out $WORK/home (SPEAR_HOME) with projects "demo" (rooted at
 // $WORK/ws) and "other" (rooted at $WORK/other), both created, and capabilities.json from CAPS
 // with $WORK, $NODE (node), $SERVER (testdata/broker/server.mjs), $MODS (testdata/interop's
-// node_modules), $FAKEPROVIDER and $BIN expanded. Project roots lie below $WORK, not at it, so
+// node_modules), $TOKEN (secret-token's, once made), $FAKEPROVIDER and $BIN expanded. Project roots lie below $WORK, not at it, so
 // that SPEAR_HOME, env_files and the record files lie outside every root (SPEC 14: a shared
 // entry's env_file there is never used). Without the npm servers it fails saying so (each
 // transcript skips first without node: [!exec:node] skip). It also arranges that every broker and
@@ -118,7 +119,8 @@ func writeBrokerCaps(ts *testscript.TestScript, from string) {
 	}
 	caps, err := os.ReadFile(ts.MkAbs(from))
 	ts.Check(err)
-	s := strings.NewReplacer("$NODE", node, "$SERVER", server, "$MODS", mods).Replace(string(caps))
+	token, _ := os.ReadFile(ts.MkAbs("token")) // secret-token's, for an entry's env
+	s := strings.NewReplacer("$NODE", node, "$SERVER", server, "$MODS", mods, "$TOKEN", string(token)).Replace(string(caps))
 	// Written aside and renamed, as an editor saves: a reader never sees half a file.
 	tmp := ts.MkAbs("home/.capabilities.json.new")
 	ts.Check(os.WriteFile(tmp, []byte(expandVars(ts, s)), 0o644))
@@ -182,11 +184,11 @@ func stopBrokers(runtimeDir, work string) {
 	for _, pid := range brokerPids(runtimeDir) {
 		syscall.Kill(pid, syscall.SIGTERM)
 	}
-	poll(func() bool { return len(brokerPids(runtimeDir)) == 0 })
-	for _, pid := range livePids(work) {
+	testkit.Poll(func() bool { return len(brokerPids(runtimeDir)) == 0 })
+	for _, pid := range testkit.LivePids(work) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
-	awaitGone(work)
+	testkit.AwaitGone(work)
 }
 
 // broker-procs [-wait] N: exactly N processes listen on a broker socket of the transcript's
@@ -202,7 +204,7 @@ func cmdBrokerProcs(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	var got []int
-	poll(func() bool {
+	testkit.Poll(func() bool {
 		got = brokerPids(ts.Getenv("XDG_RUNTIME_DIR"))
 		return len(got) == n || !wait
 	})
@@ -222,7 +224,7 @@ func cmdKillBroker(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("kill-broker: %d brokers %v, want 1", len(pids), pids)
 	}
 	ts.Check(syscall.Kill(pids[0], syscall.SIGKILL))
-	if !poll(func() bool { return exited(pids[0]) }) {
+	if !testkit.Poll(func() bool { return testkit.Exited(pids[0]) }) {
 		ts.Fatalf("kill-broker: %d still runs", pids[0])
 	}
 }
@@ -232,7 +234,7 @@ func cmdKillBroker(ts *testscript.TestScript, neg bool, args []string) {
 func cmdKillProcs(ts *testscript.TestScript, neg bool, args []string) {
 	pid := onePid(ts, "kill-procs", neg, args)
 	ts.Check(syscall.Kill(pid, syscall.SIGKILL))
-	if !poll(func() bool { return exited(pid) }) {
+	if !testkit.Poll(func() bool { return testkit.Exited(pid) }) {
 		ts.Fatalf("kill-procs: %d still runs", pid)
 	}
 }
@@ -253,7 +255,7 @@ func onePid(ts *testscript.TestScript, cmd string, neg bool, words []string) int
 	for i, w := range words {
 		words[i] = expandVars(ts, w)
 	}
-	pids := livePids(words...)
+	pids := testkit.LivePids(words...)
 	if len(pids) != 1 {
 		ts.Fatalf("%s %v: %d live processes %v, want 1", cmd, words, len(pids), pids)
 	}
@@ -303,7 +305,7 @@ func cmdBaudit(ts *testscript.TestScript, neg bool, args []string) {
 	case neg:
 		for _, spec := range args {
 			for _, m := range records {
-				if auditMatch(m, spec) {
+				if testkit.Match(m, spec) {
 					ts.Fatalf("baudit: unexpected record matching %s: %v", spec, m)
 				}
 			}
@@ -315,7 +317,7 @@ func cmdBaudit(ts *testscript.TestScript, neg bool, args []string) {
 	default:
 		i := 0
 		for _, spec := range args {
-			for i < len(records) && !auditMatch(records[i], spec) {
+			for i < len(records) && !testkit.Match(records[i], spec) {
 				i++
 			}
 			if i == len(records) {
@@ -329,7 +331,7 @@ func cmdBaudit(ts *testscript.TestScript, neg bool, args []string) {
 func countMatches(records []map[string]any, spec string) int {
 	n := 0
 	for _, m := range records {
-		if auditMatch(m, spec) {
+		if testkit.Match(m, spec) {
 			n++
 		}
 	}
@@ -349,7 +351,7 @@ func cmdAwaitBaudit(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: await-baudit [-count=N] SPEC")
 	}
 	file := ts.MkAbs("home/broker.jsonl")
-	if !poll(func() bool { return countMatches(brokerRecords(ts, file, false), args[0]) >= want }) {
+	if !testkit.Poll(func() bool { return countMatches(brokerRecords(ts, file, false), args[0]) >= want }) {
 		ts.Fatalf("await-baudit: fewer than %d records match %s", want, args[0])
 	}
 }
@@ -361,7 +363,7 @@ func cmdAwaitRecord(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: await-record FILE EV TOOL [ARG]")
 	}
 	file := ts.MkAbs(args[0])
-	if !poll(func() bool {
+	if !testkit.Poll(func() bool {
 		data, _ := os.ReadFile(file)
 		for line := range strings.SplitSeq(string(data), "\n") {
 			var r struct {
@@ -398,17 +400,17 @@ func cmdSecretToken(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.Chmod(file, 0o600))
 }
 
-// secret-absent [-except FILE] PATH...: no file under any PATH (directories walked, symlinks not
-// followed) holds the token of secret-token (plain hex: its JSON- or shell-quoted forms are the
-// same bytes). FILE (the env_file) is the one place allowed to hold it. Negated, some file does
-// (the search would see the token where it is).
+// secret-absent [-except FILE]... PATH...: no file under any PATH (directories walked, symlinks
+// not followed) holds the token of secret-token (plain hex: its JSON- or shell-quoted forms are
+// the same bytes). The FILEs (the env_file, the capabilities file holding it in an env) are the
+// places allowed to hold it. Negated, some file does (the search would see it where it is).
 func cmdSecretAbsent(ts *testscript.TestScript, neg bool, args []string) {
-	except := ""
-	if len(args) > 1 && args[0] == "-except" {
-		except, args = ts.MkAbs(args[1]), args[2:]
+	except := map[string]bool{}
+	for len(args) > 1 && args[0] == "-except" {
+		except[ts.MkAbs(args[1])], args = true, args[2:]
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: secret-absent [-except FILE] PATH...")
+		ts.Fatalf("usage: secret-absent [-except FILE]... PATH...")
 	}
 	token, err := os.ReadFile(ts.MkAbs("token"))
 	ts.Check(err)
@@ -423,7 +425,7 @@ func cmdSecretAbsent(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("secret-absent: %v", err)
 		}
 		ts.Check(filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
-			if err != nil || !info.Mode().IsRegular() || path == except {
+			if err != nil || !info.Mode().IsRegular() || except[path] {
 				return nil
 			}
 			data, err := os.ReadFile(path)
@@ -476,7 +478,7 @@ func newBrokerFixture(t *testing.T) *brokerFixture {
 	}
 	t.Cleanup(func() {
 		f.spear(t, "", "--broker-stop")
-		stopKeepers(dir)
+		testkit.StopKeepers(dir)
 		stopBrokers(f.run, dir)
 		os.RemoveAll(dir)
 	})
@@ -586,7 +588,7 @@ func TestBrokerCallerIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { slow.Process.Kill(); slow.Wait() }()
-	if !poll(func() bool {
+	if !testkit.Poll(func() bool {
 		data, _ := os.ReadFile(record)
 		return bytes.Contains(data, []byte(`"ev":"start","tool":"sleep"`))
 	}) {
@@ -992,8 +994,8 @@ func TestBrokerRefusesUnknownRequests(t *testing.T) {
 		t.Fatalf("invoke: exit %d, %s %s", code, out, errOut)
 	}
 	socks := brokerSockets(f.run)
-	if len(socks) != 1 || len(livePids(recP)) != 1 {
-		t.Fatalf("sockets %v, p's processes %v: want one broker and one upstream", socks, livePids(recP))
+	if len(socks) != 1 || len(testkit.LivePids(recP)) != 1 {
+		t.Fatalf("sockets %v, p's processes %v: want one broker and one upstream", socks, testkit.LivePids(recP))
 	}
 	hello := brokerAsk(t, socks[0], 0)
 	broker, _ := hello[0]["broker"].(map[string]any)
@@ -1024,10 +1026,10 @@ func TestBrokerRefusesUnknownRequests(t *testing.T) {
 			t.Errorf("%s: the call after the refused start was answered: %v", tc.name, answers[2])
 		}
 	}
-	if pids := livePids(recP); len(pids) != 1 {
+	if pids := testkit.LivePids(recP); len(pids) != 1 {
 		t.Errorf("p runs in %d processes %v, want its one for demo", len(pids), pids)
 	}
-	if pids := livePids(recA); len(pids) != 0 {
+	if pids := testkit.LivePids(recA); len(pids) != 0 {
 		t.Errorf("a runs in %v, want none", pids)
 	}
 	// What the configuration holds is served.
@@ -1035,7 +1037,7 @@ func TestBrokerRefusesUnknownRequests(t *testing.T) {
 	if len(answers) != 3 || answers[1]["err"] != nil || answers[2]["result"] == nil {
 		t.Errorf("a, share all: answered %v, want a start and a call's result", answers)
 	}
-	if pids := livePids(recA); len(pids) != 1 {
+	if pids := testkit.LivePids(recA); len(pids) != 1 {
 		t.Errorf("a runs in %v, want one process", pids)
 	}
 }
