@@ -5,6 +5,7 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -261,7 +262,13 @@ func (u *upstream) call(req provlink.Request) provlink.Response {
 	switch {
 	case err == nil:
 		u.noTimeout()
-		return provlink.Response{Result: res.Raw}
+		raw := res.Raw
+		if red := u.redactor(); red != nil {
+			if raw = red.Bytes(raw); !json.Valid(raw) {
+				return u.b.failure(&mcpstdio.ProtocolError{Stage: mcpstdio.StageCall, Err: errors.New("a result that holds a secret of its environment where it cannot be redacted")}, "")
+			}
+		}
+		return provlink.Response{Result: raw}
 	case errors.As(err, &rpc), errors.As(err, &tooLarge):
 		u.noTimeout()
 		return u.b.failure(err, "")

@@ -54,10 +54,10 @@ func Locate(stateParent, home, caps string) Where {
 
 // Stages of a broker's provider_failed besides mcpstdio's.
 const (
-	StageTrust   = "trust"    // a program, #! interpreter or env_file in a project root
+	StageTrust   = "trust"                // a program, #! interpreter or env_file in a project root
 	StageEnvFile = providers.StageEnvFile // the env_file cannot be used (policy.ErrEnvFile)
-	StageExit    = "exit"     // the upstream exited between calls
-	StageStop    = "stop"     // it could not be stopped cleanly
+	StageExit    = "exit"                 // the upstream exited between calls
+	StageStop    = "stop"                 // it could not be stopped cleanly
 )
 
 // Reasons a broker ends (broker_ended).

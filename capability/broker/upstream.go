@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -47,6 +48,10 @@ type upstream struct {
 	calls    int // in flight
 	timer    *time.Timer
 	started  chan struct{} // closed when the start in progress ends
+	// secrets are the values of 6 bytes or more that the running process's environment got from
+	// env and env_file: redacted from its results and listings before they reach a caller (SPEC
+	// 14: they reach the server's environment and nothing else). nil when there are none.
+	secrets *audit.Redactor
 
 	listMu   sync.Mutex // one listing at a time; held while a guarded call checks its listing
 	tools    []provlink.WireTool
@@ -215,15 +220,23 @@ func (u *upstream) launchProcess(cfg *policy.Provider) (*mcpstdio.Client, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, red, _ := u.b.cfg.load(); red != nil {
-		// What this start read (an env_file edited since the configuration was loaded) is
-		// redacted from everything the broker records or passes on.
-		for _, kv := range l.Env {
-			if k, v, _ := strings.Cut(kv, "="); k != "PATH" && k != "HOME" && len(v) >= policy.MinSecretLen {
-				red.Add(v)
-			}
+	// What this start read (an env_file edited since the configuration was loaded included) is
+	// redacted from everything the broker records or passes on.
+	var secrets []string
+	for _, kv := range l.Env {
+		if k, v, _ := strings.Cut(kv, "="); k != "PATH" && k != "HOME" && len(v) >= policy.MinSecretLen {
+			secrets = append(secrets, v)
 		}
 	}
+	if _, red, _ := u.b.cfg.load(); red != nil {
+		red.Add(secrets...)
+	}
+	u.mu.Lock()
+	u.secrets = nil
+	if len(secrets) > 0 {
+		u.secrets = audit.NewRedactor(secrets)
+	}
+	u.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), providers.Timeout(cfg))
 	defer cancel()
 	return mcpstdio.Start(ctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
@@ -392,7 +405,36 @@ func (u *upstream) keepListing(tools []mcpstdio.Tool) {
 		at.count++
 		names[t.Name] = at
 	}
-	u.tools, u.listedAt, u.hash, u.names = provlink.ToWireTools(tools), time.Now(), providers.ListingHash(tools), names
+	wt := provlink.ToWireTools(tools)
+	if red := u.redactor(); red != nil {
+		for i := range wt {
+			wt[i] = redactTool(red, wt[i])
+		}
+	}
+	u.tools, u.listedAt, u.hash, u.names = wt, time.Now(), providers.ListingHash(tools), names
+}
+
+// redactor is the running process's secrets' redactor, nil when it has none.
+func (u *upstream) redactor() *audit.Redactor {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.secrets
+}
+
+// redactTool removes secrets from what a listing says of a tool; a schema that would no longer
+// be JSON is left out (the tool is then judged as one without a usable schema).
+func redactTool(red *audit.Redactor, t provlink.WireTool) provlink.WireTool {
+	t.Name, t.Description = red.String(t.Name), red.String(t.Description)
+	for _, raw := range []*json.RawMessage{&t.Input, &t.Output} {
+		if len(*raw) > 0 {
+			if r := red.Bytes(*raw); json.Valid(r) {
+				*raw = r
+			} else {
+				*raw = json.RawMessage("null")
+			}
+		}
+	}
+	return t
 }
 
 // relist lists the upstream again when it announced a change or its listing is
