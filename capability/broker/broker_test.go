@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -438,5 +439,74 @@ func TestReapKillsOnlyRecordedGroups(t *testing.T) {
 	}
 	if _, err := os.Stat(w.Procs + "4194304.procs"); err == nil {
 		t.Error("the dead broker's record is left")
+	}
+}
+
+// fakeBroker answers hello on w's socket as a broker of protocol proto would; on drain it hands
+// over to a real broker (a new socket at the same path) before it answers.
+func fakeBroker(t *testing.T, w Where, proto int, handover func()) {
+	ln, err := listen(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			conn, err := ln.AcceptUnix()
+			if err != nil {
+				return
+			}
+			r := bufio.NewReader(conn)
+			r.ReadBytes('\n') // hello
+			fmt.Fprintf(conn, `{"broker":{"pid":1,"protocol":%d}}`+"\n", proto)
+			line, _ := r.ReadBytes('\n')
+			if strings.Contains(string(line), `"drain"`) && handover != nil {
+				ln.Close()
+				os.Remove(w.Socket)
+				handover()
+				conn.Write([]byte("{}\n"))
+				conn.Close()
+				return
+			}
+			conn.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+}
+
+// A caller older than the broker answers unavailable and leaves it be; a newer caller asks an
+// older broker to drain and uses the one that takes over.
+func TestProtocolVersions(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "all"}]}`)
+	f.write("p.json", echoTools)
+	f.stop() // the fixture's broker; fakes take its socket
+
+	fakeBroker(t, f.w, protocol+1, nil)
+	_, err := f.start(context.Background(), "p", "")
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("a newer broker: %v", err)
+	}
+	os.Remove(f.w.Socket)
+
+	f.done = make(chan struct{})
+	f.stopMu = sync.Once{}
+	fakeBroker(t, f.w, protocol-1, func() {
+		ln, err := listen(f.w)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		go func() {
+			defer close(f.done)
+			run(f.w, ln, false, false)
+		}()
+	})
+	c, err := f.start(context.Background(), "p", "")
+	if err != nil {
+		t.Fatalf("after the older broker drained: %v", err)
+	}
+	defer c.Close()
+	if res, err := call(t, c, "echo", `{"v":1}`); err != nil || res.Content[0].Text != `{"v":1}` {
+		t.Fatalf("call: %v %v", res, err)
 	}
 }
