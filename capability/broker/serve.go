@@ -221,7 +221,13 @@ func (b *server) retireChanged() {
 			gone = append(gone, u)
 		}
 	}
-	b.retired = append(b.retired, gone...)
+	kept := b.retired[:0]
+	for _, u := range b.retired {
+		if !u.gone() {
+			kept = append(kept, u)
+		}
+	}
+	b.retired = append(kept, gone...)
 	b.mu.Unlock()
 	for _, u := range gone {
 		u.retire()

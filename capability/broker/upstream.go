@@ -158,6 +158,16 @@ func (u *upstream) start() {
 	}
 	u.setListing(tools)
 	u.mu.Lock()
+	if u.state != stateStarting {
+		// Retired, or the broker ends, while it started: it is not kept.
+		if u.started != nil {
+			close(u.started)
+			u.started = nil
+		}
+		u.mu.Unlock()
+		u.stop(c)
+		return
+	}
 	u.client, u.state, u.why, u.timeouts = c, stateUp, "", 0
 	u.starts++
 	starts := u.starts
@@ -278,7 +288,6 @@ func (u *upstream) stopped(c *mcpstdio.Client, stage string, err error, tail str
 	set := u.b.settings
 	now := time.Now()
 	u.mu.Lock()
-	wasStarting := u.state == stateStarting
 	held := u.flaps.add(now, set.FlappingExits, set.FlappingWithin)
 	retired := u.state == stateRetired
 	switch {
@@ -294,8 +303,8 @@ func (u *upstream) stopped(c *mcpstdio.Client, stage string, err error, tail str
 		}
 		u.timer = time.AfterFunc(delay, u.restart)
 	}
-	if wasStarting && u.started != nil {
-		close(u.started)
+	if c == nil && u.started != nil {
+		close(u.started) // the start that failed has ended (retired meanwhile or not)
 		u.started = nil
 	}
 	why := u.why
@@ -315,8 +324,8 @@ func (u *upstream) restart() {
 		return
 	}
 	u.state, u.started = stateStarting, make(chan struct{})
+	u.b.wg.Go(u.start) // under u.mu: shutdown, which follows quit, cannot come between
 	u.mu.Unlock()
-	u.b.wg.Go(u.start)
 }
 
 // release clears a hold for flapping and starts the upstream now; false when it was not held.
@@ -328,8 +337,8 @@ func (u *upstream) release() bool {
 	}
 	u.flaps.reset()
 	u.state, u.started = stateStarting, make(chan struct{})
-	u.mu.Unlock()
 	u.b.wg.Go(u.start)
+	u.mu.Unlock()
 	return true
 }
 
@@ -471,4 +480,11 @@ func (u *upstream) def(name string) provlink.WireDef {
 		d.Tool = &u.tools[at.first]
 	}
 	return d
+}
+
+// gone reports whether a retired upstream has nothing left to stop.
+func (u *upstream) gone() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.state == stateRetired && u.client == nil && u.calls == 0
 }
