@@ -23,7 +23,7 @@ type server struct {
 	home       string        // the user's home, every upstream's HOME
 	foreground bool
 	ln         *net.UnixListener
-	sock       os.FileInfo // the socket at where.Socket when the broker began: ours
+	sock       os.FileInfo // the socket at where.Socket when the broker began: ours (nil once removed; b.mu)
 	spawner    *spawner
 	procs      *procFile
 	wg         sync.WaitGroup // every goroutine the broker starts
@@ -348,16 +348,23 @@ func (b *server) finish(reason string) {
 	b.log(audit.Event{Name: audit.EventBrokerEnded, Reason: reason})
 }
 
-// ownsSocket reports whether the socket at the broker's path is still the one it began with.
+// ownsSocket reports whether the socket at the broker's path is still the one it began with
+// (and has not removed: another broker's may then have the same inode number).
 func (b *server) ownsSocket() bool {
+	b.mu.Lock()
+	sock := b.sock
+	b.mu.Unlock()
 	now, err := os.Lstat(b.where.Socket)
-	return err == nil && b.sock != nil && os.SameFile(b.sock, now)
+	return err == nil && sock != nil && os.SameFile(sock, now)
 }
 
-// unlink removes the socket, if it is still ours, and stops listening.
+// unlink removes the socket, if it is still ours, once, and stops listening.
 func (b *server) unlink() {
 	if b.ownsSocket() {
 		os.Remove(b.where.Socket)
 	}
+	b.mu.Lock()
+	b.sock = nil
+	b.mu.Unlock()
 	b.ln.Close()
 }
