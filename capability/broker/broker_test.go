@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -509,4 +510,40 @@ func TestProtocolVersions(t *testing.T) {
 	if res, err := call(t, c, "echo", `{"v":1}`); err != nil || res.Content[0].Text != `{"v":1}` {
 		t.Fatalf("call: %v %v", res, err)
 	}
+}
+
+// A broker that was killed and is a zombie (its parent has not reaped it) no longer runs: its
+// upstreams' groups are reaped.
+func TestReapAfterAZombieBroker(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w := Locate(dir, dir, "")
+	zombie := exec.Command("true") // exits at once and is not waited for until the end
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer zombie.Wait()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if st, err := readStat(zombie.Process.Pid); err == nil && st.state == 'Z' || time.Now().After(deadline) {
+			break
+		}
+	}
+	zs, _ := readStat(zombie.Process.Pid)
+	orphan := exec.Command("sleep", "60")
+	orphan.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := orphan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer orphan.Process.Kill()
+	os_, _ := readStat(orphan.Process.Pid)
+	var b []byte
+	for _, r := range []record{{Broker: zombie.Process.Pid, Start: zs.start, Boot: bootID()}, {Pgid: orphan.Process.Pid, Start: os_.start, Boot: bootID()}} {
+		l, _ := json.Marshal(r)
+		b = append(append(b, l...), '\n')
+	}
+	os.WriteFile(w.Procs+strconv.Itoa(zombie.Process.Pid)+".procs", b, 0o600)
+	if n := reapOrphans(w); n != 1 {
+		t.Errorf("reaped %d groups, want 1", n)
+	}
+	orphan.Wait()
 }

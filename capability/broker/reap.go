@@ -22,6 +22,7 @@ import (
 // procStat is what /proc/PID/stat says of a process: its group, session and start time (clock
 // ticks after boot, field 22).
 type procStat struct {
+	state         byte // 'Z': a zombie, which has exited
 	pgrp, session int
 	start         uint64
 }
@@ -42,6 +43,7 @@ func readStat(pid int) (procStat, error) {
 	}
 	// f[0] is field 3 (state): field n is f[n-3].
 	var s procStat
+	s.state = f[0][0]
 	s.pgrp, _ = strconv.Atoi(f[2])
 	s.session, _ = strconv.Atoi(f[3])
 	s.start, err = strconv.ParseUint(f[19], 10, 64)
@@ -136,8 +138,8 @@ func reapOrphans(w Where) int {
 			continue
 		}
 		head := recs[0]
-		if st, err := readStat(head.Broker); err == nil && st.start == head.Start && head.Boot == boot {
-			continue // that broker still runs (draining, or another one taking over)
+		if st, err := readStat(head.Broker); err == nil && st.state != 'Z' && st.start == head.Start && head.Boot == boot {
+			continue // that broker still runs (draining, or another one taking over); a zombie does not
 		}
 		for _, r := range recs[1:] {
 			if r.Boot == boot && killGroup(r.Pgid, r.Start) {
