@@ -76,15 +76,19 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := startAndList(ctx, e, &prov{cfg: p, shareKey: checkKey(reg, p, bst)}, false)
-			if r.client != nil {
-				defer r.client.Close()
+			// A shared entry is reached through the broker under each share key it runs for.
+			keys := checkKeys(reg, p, bst)
+			for j := len(keys) - 1; j >= 0; j-- { // the first key's result is the one shown
+				r := startAndList(ctx, e, &prov{cfg: p, shareKey: keys[j]}, false)
+				if r.client != nil {
+					r.client.Close()
+				}
+				if r.err != nil {
+					results[i].err = r.err
+					return
+				}
+				results[i].tools, results[i].reject = r.kept, r.rejected // judged for a full offer (readOnly false)
 			}
-			if r.err != nil {
-				results[i].err = r.err
-				return
-			}
-			results[i].tools, results[i].reject = r.kept, r.rejected // judged for a full offer (readOnly false)
 		}()
 	}
 	wg.Wait()
@@ -187,23 +191,28 @@ func checkPrompts(out *bytes.Buffer, e *turnEnv, dirs []string) bool {
 	return len(skipped) == 0
 }
 
-// checkKey is the share key --check reaches a shared entry under (SPEC 8): a running upstream's,
-// else the first project (in registry order) the entry reaches for share project.
-func checkKey(reg *policy.Registry, p *policy.Provider, st *provlink.BrokerStatus) string {
-	if p.Share != policy.ShareProject {
-		return ""
+// checkKeys are the share keys --check reaches a shared entry under (SPEC 8): those of its
+// running upstreams, else the first project (in registry order) it reaches for share project,
+// "" for share all. An entry that is not shared has one, unused.
+func checkKeys(reg *policy.Registry, p *policy.Provider, st *provlink.BrokerStatus) []string {
+	if p.Share == "" {
+		return []string{""}
 	}
+	var keys []string
 	if st != nil {
 		for _, u := range st.Upstreams {
-			if u.Provider == p.ID && u.State != "retired" {
-				return u.ShareKey
+			if u.Provider == p.ID && u.State != "retired" && !slices.Contains(keys, u.ShareKey) {
+				keys = append(keys, u.ShareKey)
 			}
 		}
 	}
-	if projects, _ := reg.Reach(p); len(projects) > 0 {
-		return projects[0]
+	if len(keys) > 0 {
+		return keys
 	}
-	return ""
+	if projects, _ := reg.Reach(p); p.Share == policy.ShareProject && len(projects) > 0 {
+		return projects[:1]
+	}
+	return []string{""}
 }
 
 // upstreamDown says why an upstream of entry id is down (restarting, held down), "" when none is.
