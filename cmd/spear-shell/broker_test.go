@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/spear-shell/spear-shell/policy"
 	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
@@ -570,7 +571,8 @@ func readServerRecords(t *testing.T, file string) []serverRecord {
 // in all over one shared upstream while a seventh caller's call sleeps in it; every caller gets
 // its own answers, in its order, and all of them while the long call is still in flight (the
 // upstream serves calls concurrently, so no call may wait for it: the property is checked by
-// order, not by time). Then the long call's caller goes away: the upstream stays, and answers.
+// order, not by time). Then the long call's caller goes away: that call alone is cancelled at the
+// server, and the upstream stays, and answers.
 func TestBrokerCallerIsolation(t *testing.T) {
 	const callers, calls = 6, 1000
 	f := newBrokerFixture(t)
@@ -653,9 +655,25 @@ func TestBrokerCallerIsolation(t *testing.T) {
 		t.Errorf("the long call's caller has ended: %s", slowOut.String())
 	}
 
-	// Its caller goes away: its call is cancelled, the upstream stays and answers the others.
+	// Its caller goes away: its call is cancelled (notifications/cancelled reaches the server),
+	// no other call is, and the upstream stays and answers.
 	slow.Process.Kill()
 	slow.Wait()
+	if !testkit.Poll(func() bool {
+		for _, r := range readServerRecords(t, record) {
+			if r.Ev == "cancelled" && r.Tool == "sleep" {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Errorf("the long call was not cancelled when its caller went away")
+	}
+	for _, r := range readServerRecords(t, record) {
+		if r.Ev == "cancelled" && r.Tool != "sleep" {
+			t.Errorf("another caller's call was cancelled: %+v", r)
+		}
+	}
 	out, errOut, code := f.spearIn(t, f.turn(t, "caller0"), "", "-c", "spear-capability invoke p/pid {}")
 	if code != 0 || strings.TrimSpace(answerText(out)) != strconv.Itoa(recs[0].Pid) {
 		t.Errorf("after the long call's caller left: exit %d, %q (want pid %d); stderr %s", code, out, recs[0].Pid, errOut)

@@ -6,7 +6,9 @@
 //   --start-ms N      wait N ms before serving (a Node server's start, 0.3 s in the targets)
 //   --exit-at-start   write a line to stderr and exit 3 before serving (a provider that cannot start)
 //   --exit-if FILE    the same, when FILE exists (one that started once, then cannot)
-//   --record FILE     append one JSON line per call event: {"ev":"start"|"end","tool","arg","pid","t"}
+//   --record FILE     append one JSON line per call event: {"ev":"start"|"end"|"cancelled","tool","arg","pid","t"}
+//   --schema-if FILE  when FILE exists at start, echo's input schema requires a second property
+//                     (a definition that changed across a restart)
 //   --hang-at-start   never serve (start-up timeout)
 //   --tools a,b       list only these of the tools below (a turn's family of up to 8 tools is
 //                     shown whole, and its tools need no describe before an invoke)
@@ -57,15 +59,24 @@ const allTools = [
   { name: "env", description: "Fails, saying its environment.", inputSchema: object({}) },
 ];
 
+if (value("--schema-if") && existsSync(value("--schema-if"))) {
+  allTools[0].inputSchema = { type: "object", properties: { message: { type: "string" }, extra: { type: "string" } },
+    required: ["message", "extra"] };
+}
 const only = value("--tools")?.split(",");
 const tools = only ? allTools.filter((t) => only.includes(t.name)) : allTools;
 
 const server = new Server({ name: "broker-test-server", version: "1.0.0" }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-server.setRequestHandler(CallToolRequestSchema, async (req) => {
+server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
   const name = req.params.name;
   const a = req.params.arguments ?? {};
   note("start", name, a.message ?? null);
+  // notifications/cancelled for this call (the SDK aborts its signal, possibly before this
+  // handler runs): recorded, and the call goes on (its answer is dropped by the SDK)
+  const cancelled = () => note("cancelled", name, a.message ?? null);
+  if (extra.signal.aborted) cancelled();
+  else extra.signal.addEventListener("abort", cancelled);
   let out;
   switch (name) {
     case "echo":
