@@ -5,12 +5,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/policy"
 	"github.com/spear-shell/spear-shell/policy/paths"
 )
@@ -61,7 +61,7 @@ func whereFrom(getenv func(string) string) (Where, error) {
 // the exit status.
 func Serve() int {
 	runtime.GOMAXPROCS(1) // a relay: a handoff to another thread costs more than it saves (the keeper's reason)
-	closeInherited()
+	provlink.CloseInherited(listenFd)
 	f := os.NewFile(listenFd, "broker socket")
 	fl, err := net.FileListener(f)
 	f.Close()
@@ -110,26 +110,6 @@ func (b *server) log(ev audit.Event) {
 		return
 	}
 	_ = l.Log(ev)
-}
-
-// closeInherited closes every descriptor above the socket that this process did not open
-// itself: whatever the caller that started the broker held is not held by the broker, nor
-// passed to its upstreams.
-func closeInherited() {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, ent := range ents {
-		fd, err := strconv.Atoi(ent.Name())
-		if err != nil || fd <= listenFd {
-			continue
-		}
-		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
-		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
-			syscall.Close(fd)
-		}
-	}
 }
 
 // serve accepts connections until the broker ends, then stops everything and returns once every

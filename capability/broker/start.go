@@ -38,23 +38,13 @@ var ErrRefused = errors.New("the broker refused the request")
 // sent again.
 var ErrLost = errors.New("the broker went away")
 
-// lockFile takes an flock on path (created 0600), for the broker's start and end.
+// lockFile takes the broker's lock (its start and end).
 func lockFile(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	unlock, err = provlink.Lock(path)
 	if err != nil {
-		return nil, fmt.Errorf("broker: lock: %w", err)
+		return nil, fmt.Errorf("broker: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("broker: lock: %w", err)
-	}
-	return func() { f.Close() }, nil
+	return unlock, nil
 }
 
 // Link is how this process reaches the broker of its configuration: made once per process

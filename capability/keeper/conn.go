@@ -48,19 +48,8 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	if provlink.SamePeer(conn) != nil {
 		return // another user: not a word
 	}
-	reqs := make(chan provlink.Request)
-	quit := make(chan struct{})
-	read := make(chan struct{})
-	var calls provlink.InFlight
-	go func() {
-		defer close(read)
-		provlink.ReadRequests(conn, reqs, quit, &calls)
-	}()
-	defer func() {
-		close(quit)
-		conn.Close()
-		<-read
-	}()
+	reqs, calls, stop := provlink.Requests(conn)
+	defer stop()
 	answer := provlink.NewAnswerer(conn).Answer
 	refuse := func(msg string) { answer(provlink.Response{Err: &provlink.WireError{Msg: msg, Keeper: true}}) }
 

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -62,7 +61,7 @@ func Serve(s providers.Settings) int {
 	// (the connection's reader, the call, the provider's reader) would otherwise wake another
 	// thread on the other CPU, which costs more than the handoff (docs/bench.md, face-invoke).
 	runtime.GOMAXPROCS(1)
-	closeInherited()
+	provlink.CloseInherited(listenFd)
 	f := os.NewFile(listenFd, "keeper socket")
 	fl, err := net.FileListener(f)
 	f.Close()
@@ -101,26 +100,6 @@ func serve(s providers.Settings, ln *net.UnixListener, signals bool) int {
 		"pid": os.Getpid(), "keep_providers": int(k.keep / time.Second)}})
 	k.serve(signals)
 	return 0
-}
-
-// closeInherited closes every descriptor above the socket that this process did not open
-// itself (they lack close-on-exec): whatever the harness left open in the -c process is not
-// held by the keeper, nor passed to its providers.
-func closeInherited() {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, ent := range ents {
-		fd, err := strconv.Atoi(ent.Name())
-		if err != nil || fd <= listenFd {
-			continue
-		}
-		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
-		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
-			syscall.Close(fd)
-		}
-	}
 }
 
 // serve accepts connections until the keeper ends, then stops everything and returns once

@@ -1,0 +1,72 @@
+package provlink
+
+// What a holder process (the keeper, the broker) does the same way: its start's descriptors,
+// its lock, the requests of a connection.
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// CloseInherited closes every descriptor above above that this process did not open itself
+// (they lack close-on-exec): whatever the process that started the holder left open is not held
+// by it, nor passed to its providers.
+func CloseInherited(above int) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, ent := range ents {
+		fd, err := strconv.Atoi(ent.Name())
+		if err != nil || fd <= above {
+			continue
+		}
+		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
+			syscall.Close(fd)
+		}
+	}
+}
+
+// Lock takes an exclusive flock on path (created 0600, never through a symlink), for a holder's
+// start and end; unlock releases it.
+func Lock(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// Requests reads conn's requests (ReadRequests) in a goroutine of its own: the requests come on
+// reqs, a call's cancel through calls; stop closes the connection and returns once the reader
+// has.
+func Requests(conn *net.UnixConn) (reqs <-chan Request, calls *InFlight, stop func()) {
+	ch := make(chan Request)
+	quit := make(chan struct{})
+	read := make(chan struct{})
+	calls = &InFlight{}
+	go func() {
+		defer close(read)
+		ReadRequests(conn, ch, quit, calls)
+	}()
+	return ch, calls, func() {
+		close(quit)
+		conn.Close()
+		<-read
+	}
+}
