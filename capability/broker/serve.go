@@ -3,10 +3,8 @@ package broker
 import (
 	"net"
 	"os"
-	"os/signal"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
@@ -119,16 +117,7 @@ func (b *server) serve(signals bool) {
 	var wg sync.WaitGroup
 	wg.Go(func() { b.watch(stop) })
 	if signals {
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-		defer signal.Stop(sigs)
-		wg.Go(func() {
-			select {
-			case sig := <-sigs:
-				b.end("terminated by " + sig.String())
-			case <-stop:
-			}
-		})
+		defer provlink.EndOnSignal(&wg, stop, b.end)()
 	}
 	wg.Go(func() {
 		for {

@@ -3,10 +3,8 @@ package keeper
 import (
 	"net"
 	"os"
-	"os/signal"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
@@ -111,16 +109,7 @@ func (k *server) serve(signals bool) {
 	defer close(stop)
 	wg.Go(func() { k.idleWatch(stop) })
 	if signals {
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-		defer signal.Stop(sigs)
-		wg.Go(func() {
-			select {
-			case sig := <-sigs:
-				k.end("terminated by " + sig.String())
-			case <-stop:
-			}
-		})
+		defer provlink.EndOnSignal(&wg, stop, k.end)()
 	}
 	wg.Go(func() {
 		for {

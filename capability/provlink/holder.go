@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -69,4 +71,20 @@ func Requests(conn *net.UnixConn) (reqs <-chan Request, calls *InFlight, stop fu
 		conn.Close()
 		<-read
 	}
+}
+
+// EndOnSignal has SIGTERM, SIGHUP and SIGINT end the holder (end, with "terminated by" the
+// signal) until stop closes; the goroutine it starts is wg's. Call the returned function once
+// stop is closed and wg waited for.
+func EndOnSignal(wg *sync.WaitGroup, stop <-chan struct{}, end func(reason string)) (release func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	wg.Go(func() {
+		select {
+		case sig := <-sigs:
+			end("terminated by " + sig.String())
+		case <-stop:
+		}
+	})
+	return func() { signal.Stop(sigs) }
 }
