@@ -7,8 +7,8 @@
 //   --exit-at-start   write a line to stderr and exit 3 before serving (a provider that cannot start)
 //   --exit-if FILE    the same, when FILE exists (one that started once, then cannot)
 //   --record FILE     append one JSON line per call event: {"ev":"start"|"end"|"cancelled","tool","arg","pid","t"}
-//   --schema-if FILE  when FILE exists at start, echo's input schema requires a second property
-//                     (a definition that changed across a restart)
+//   --schema-if FILE  when FILE exists at start, echo's input schema has a second (optional)
+//                     property (a definition that changed across a restart)
 //   --hang-at-start   never serve (start-up timeout)
 //   --tools a,b       list only these of the tools below (a turn's family of up to 8 tools is
 //                     shown whole, and its tools need no describe before an invoke)
@@ -60,8 +60,7 @@ const allTools = [
 ];
 
 if (value("--schema-if") && existsSync(value("--schema-if"))) {
-  allTools[0].inputSchema = { type: "object", properties: { message: { type: "string" }, extra: { type: "string" } },
-    required: ["message", "extra"] };
+  allTools[0].inputSchema = { type: "object", properties: { message: { type: "string" }, extra: { type: "string" } } };
 }
 const only = value("--tools")?.split(",");
 const tools = only ? allTools.filter((t) => only.includes(t.name)) : allTools;
