@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -457,6 +458,7 @@ func RunForeground(stderr *os.File) int {
 		return 1
 	}
 	fmt.Fprintf(stderr, "spear-shell: broker (pid %d) listening on %s\n", os.Getpid(), w.Socket)
+	runtime.GOMAXPROCS(1) // as an on-demand broker (Serve)
 	return run(w, ln, true, true)
 }
 
