@@ -11,18 +11,22 @@ build:
 
 # What the tests need and a fresh machine lacks: the npm MCP servers for the interop tests and
 # the MCP Inspector for spear-mcp's (exact versions from each lockfile, installed again whenever
-# the lockfile is newer than the install) and bubblewrap for the isolation tests.
+# the lockfile is newer than the install), bubblewrap for the isolation tests and Debian's
+# chromium for the turn report's page (opened headless).
 deps:
 	@command -v bwrap >/dev/null || { echo "installing bubblewrap"; \
 		if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq bubblewrap >/dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }; \
 		else sudo apt-get install -y -qq bubblewrap >/dev/null; fi; }
+	@command -v chromium >/dev/null || { echo "installing chromium"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }; \
+		else sudo apt-get install -y -qq chromium >/dev/null; fi; }
 	@[ testdata/interop/node_modules/.package-lock.json -nt testdata/interop/package-lock.json ] || \
 		npm ci --prefix testdata/interop --no-audit --no-fund --loglevel=error
 	@[ testdata/inspector/node_modules/.package-lock.json -nt testdata/inspector/package-lock.json ] || \
 		npm ci --prefix testdata/inspector --no-audit --no-fund --loglevel=error
 
 test: deps
-	SPEAR_REQUIRE_INTEROP=1 SPEAR_REQUIRE_BWRAP=1 $(GO) test -race -timeout 12m ./... ./testdata/testkit
+	SPEAR_REQUIRE_INTEROP=1 SPEAR_REQUIRE_BWRAP=1 SPEAR_REQUIRE_BROWSER=1 $(GO) test -race -timeout 12m ./... ./testdata/testkit
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); [ -z "$$out" ] || { echo "gofmt needed: $$out"; exit 1; }

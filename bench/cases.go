@@ -43,6 +43,7 @@ var cases = []benchCase{
 	{"answers-10k", caseAnswers10k},
 	{"face-invoke", caseFaceInvoke},
 	{"face-start", caseFaceStart},
+	{"report", caseReport},
 	{"broker", caseBroker},
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/capability/provlink"
+	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 )
 
@@ -21,14 +22,7 @@ import (
 // enabled provider in parallel, and prints one line per provider and what it reaches.
 // It exits 0 only when every entry is valid and every enabled provider is ok.
 func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
-	if s.Getenv == nil {
-		s.Getenv = func(string) string { return "" }
-	}
-	home := policy.DefaultHome(s.Getenv)
-	reg, err := policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE"), AuditFile: s.Getenv("SPEAR_AUDIT_FILE")})
-	if reg == nil {
-		reg = &policy.Registry{Home: home}
-	}
+	home, reg, err := loadRegistry(&s)
 	red := audit.NewRedactor(reg.Secrets())
 	var out bytes.Buffer
 	ok := true
@@ -53,6 +47,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 	type checked struct {
 		tools  []*tool
 		reject []rejectedTool
+		listed []mcpstdio.Tool // as listed, for the lock's drift
 		err    error
 	}
 	results := make([]checked, len(reg.Providers))
@@ -66,6 +61,9 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		}
 		e.Manifest = man
 	}
+	lo := &operator{reg: reg, e: e, lockPath: providers.LockPath(s.Getenv), roots: operatorRoots(s, reg, e.Manifest)}
+	lk, lockOK := lo.checkLock(&out)
+	ok = ok && lockOK
 	bw, bst, berr := broker.Status(s.Getenv)
 	var wg sync.WaitGroup
 	for i := range reg.Providers {
@@ -87,7 +85,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 					results[i].err = r.err
 					return
 				}
-				results[i].tools, results[i].reject = r.kept, r.rejected // judged for a full offer (readOnly false)
+				results[i].tools, results[i].reject, results[i].listed = r.kept, r.rejected, r.tools // judged for a full offer (readOnly false)
 			}
 		}()
 	}
@@ -131,6 +129,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 					fmt.Fprintf(&out, "  read entry %q names no tool of this provider\n", name)
 				}
 			}
+			ok = checkLocked(&out, lk, p, r.listed) && ok
 		}
 		projects, unknown := reg.Reach(p)
 		if p.Share != "" {

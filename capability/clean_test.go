@@ -6,57 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-var cleanCases = []struct{ in, want string }{
-	{"plain text", "plain text"},
-	{"keep\ttab\nand newline", "keep\ttab\nand newline"},
-	{"\x1b[31mred\x1b[0m", "red"},
-	{"a\x1b[1;2;3Hb", "ab"},
-	{"\x1b]0;title\x07after", "after"},
-	{"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"},
-	{"\x1bP1;2qdata\x1b\\x", "x"},
-	{"\x1b_apc payload\x1b\\y", "y"},
-	{"\x1b]unterminated osc swallows the rest", ""},
-	{"\x1bcreset", "reset"},
-	{"lone\x1b", "lone"},
-	{"cr\rback\bspace\x00nul\x7fdel", "crbackspacenuldel"},
-	{"c1\u0085next\u009b31mcsi", "c1nextcsi"},
-	{"\u009d0;title\u009cok", "ok"},
-	{"bidi\u202eevil\u202c", "bidievil"},
-	{"\u2066iso\u2069 \u200emark\u200f \u061carabic", "iso mark arabic"},
-	{"é漢字🙂", "é漢字🙂"},
-	{"bad\xffutf8\xc3", "bad\uFFFDutf8\uFFFD"},
-	{"\x1b[\xff", "\uFFFD"},
-}
-
-func TestClean(t *testing.T) {
-	t.Parallel()
-	for _, c := range cleanCases {
-		if got := clean(c.in); got != c.want {
-			t.Errorf("clean(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
-func FuzzClean(f *testing.F) {
-	for _, c := range cleanCases {
-		f.Add(c.in)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := clean(s)
-		if !utf8.ValidString(got) {
-			t.Fatalf("clean(%q) = %q: invalid UTF-8", s, got)
-		}
-		for _, r := range got {
-			if r == 0x1b || dropped(r) {
-				t.Fatalf("clean(%q) = %q: keeps %U", s, got, r)
-			}
-		}
-		if clean(got) != got {
-			t.Fatalf("clean is not idempotent on %q", s)
-		}
-	})
-}
-
 func TestTruncateAndFirstLine(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

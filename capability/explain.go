@@ -27,7 +27,7 @@ var explanations = map[string]Explanation{
 		"Read the reason and the schema (describe), correct the arguments and invoke again."},
 	CodeWriteRefused: {CodeWriteRefused, "The capability writes, and the write policy or the turn's permission mode refuses writes.",
 		"Do not retry; use a READ capability or ask the user to do the change."},
-	CodeDefinitionChanged: {CodeDefinitionChanged, "The provider changed the capability's definition since the turn pinned it.",
+	CodeDefinitionChanged: {CodeDefinitionChanged, "The provider changed the capability's definition since the turn pinned it, or since the operator locked it.",
 		"Do not retry in this turn; the operator must review the change."},
 	CodeNotConfirmed: {CodeNotConfirmed, "The capability needs confirmation, and the approver denied it, did not answer in time, or there is none.",
 		"Do not retry the same call; ask the user whether it should be done."},

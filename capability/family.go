@@ -23,6 +23,7 @@ import (
 	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
+	"github.com/spear-shell/spear-shell/policy/lock"
 )
 
 // Whole-or-index limits (SPEC 2.6).
@@ -35,7 +36,8 @@ const (
 // prov is one offered provider as this process knows it.
 type prov struct {
 	cfg       *policy.Provider
-	readOnly  bool // general turn: WRITE tools are hidden
+	readOnly  bool           // general turn: WRITE tools are hidden
+	locked    *lock.Provider // the operator's lock entry; nil when no lock governs (locked.go)
 	client    providers.Client
 	tools     []*tool // valid, visible tools in listing order
 	byName    map[string]*tool
@@ -69,7 +71,8 @@ type tool struct {
 	input  json.RawMessage // compact
 	output json.RawMessage // compact; nil when absent
 	class  string          // from the configuration only
-	hash   string          // pin of the definition
+	hash   string          // pin of the definition (under a lock, the locked definition's)
+	drift  bool            // the provider lists another definition than the locked one (locked.go)
 
 	declared map[string]bool // the input schema's top-level property names, once known
 }
@@ -147,18 +150,18 @@ type rejectedTool struct{ name, reason string }
 
 // judgeTools keeps the tools that may be offered; rejected ones are returned with why.
 // WRITE tools of a read-only (general) offer are hidden, not rejected.
-func judgeTools(p *policy.Provider, readOnly bool, list []mcpstdio.Tool) (kept []*tool, rejected []rejectedTool) {
+func judgeTools(p *policy.Provider, readOnly bool, locked *lock.Provider, list []mcpstdio.Tool) (kept []*tool, rejected []rejectedTool) {
 	count := make(map[string]int, len(list))
 	for _, t := range list {
 		count[t.Name]++
 	}
-	return judgeListed(p, readOnly, list, count)
+	return judgeListed(p, readOnly, locked, list, count)
 }
 
 // judgeDefinitions judges the tools of a listing that an answer asked for by name
 // (providers.Definer), exactly as judgeTools judges them in the whole listing: a name the
 // listing carries more than once is rejected as a duplicate on the listing's count.
-func judgeDefinitions(p *policy.Provider, readOnly bool, defs []providers.Definition) (kept []*tool, rejected []rejectedTool) {
+func judgeDefinitions(p *policy.Provider, readOnly bool, locked *lock.Provider, defs []providers.Definition) (kept []*tool, rejected []rejectedTool) {
 	list := make([]mcpstdio.Tool, 0, len(defs))
 	count := make(map[string]int, len(defs))
 	for _, d := range defs {
@@ -168,21 +171,37 @@ func judgeDefinitions(p *policy.Provider, readOnly bool, defs []providers.Defini
 		list = append(list, *d.Tool)
 		count[d.Tool.Name] = d.Count
 	}
-	return judgeListed(p, readOnly, list, count)
+	return judgeListed(p, readOnly, locked, list, count)
 }
 
 // judgeListed judges list, where count says how many times the provider's listing holds each
-// name.
-func judgeListed(p *policy.Provider, readOnly bool, list []mcpstdio.Tool, count map[string]int) (kept []*tool, rejected []rejectedTool) {
+// name; locked, when not nil, is the lock's entry (locked.go).
+func judgeListed(p *policy.Provider, readOnly bool, locked *lock.Provider, list []mcpstdio.Tool, count map[string]int) (kept []*tool, rejected []rejectedTool) {
 	all := make([]tool, 0, len(list)) // one allocation for the provider's tools
 	var scratch []byte
 	for _, t := range list {
+		var lt *lock.Tool
+		if locked != nil {
+			if lt = locked.Tool(t.Name); lt == nil {
+				rejected = append(rejected, rejectedTool{t.Name, lock.NotLocked})
+				continue
+			}
+		}
 		switch {
 		case !validToolName(t.Name):
 			rejected = append(rejected, rejectedTool{t.Name, "the name is not [A-Za-z0-9_.-]{1,128}"})
 			continue
 		case count[t.Name] > 1:
 			rejected = append(rejected, rejectedTool{t.Name, "the name is listed more than once"})
+			continue
+		case lt != nil && !matchesLock(lt, t):
+			desc, in, out, ok := lockedDefinition(lt)
+			if !ok {
+				rejected = append(rejected, rejectedTool{t.Name, "its locked definition cannot be used"})
+			} else if class := p.Class(t.Name); !readOnly || class == "READ" {
+				all = append(all, tool{id: p.ID + "/" + t.Name, name: t.Name, desc: desc,
+					input: in, output: out, class: class, hash: lt.SHA256, drift: true})
+			}
 			continue
 		case !isJSONObject(t.InputSchema):
 			rejected = append(rejected, rejectedTool{t.Name, "the inputSchema is not a JSON object"})
@@ -203,10 +222,15 @@ func judgeListed(p *policy.Provider, readOnly bool, list []mcpstdio.Tool, count 
 		if out != nil {
 			out = compactJSON(out)
 		}
+		hash := ""
+		if lt != nil {
+			hash = lt.SHA256
+		} else {
+			hash = definitionHash(&scratch, t.Name, t.Description, in, out)
+		}
 		all = append(all, tool{
 			id: p.ID + "/" + t.Name, name: t.Name, desc: t.Description,
-			input: in, output: out, class: class,
-			hash: definitionHash(&scratch, t.Name, t.Description, in, out),
+			input: in, output: out, class: class, hash: hash,
 		})
 	}
 	if len(all) > 0 {
@@ -304,6 +328,7 @@ func (t *Turn) selectFamily() {
 		_ = e.Log(audit.Event{Name: audit.EventFamilySelected, Mode: mode, Fields: map[string]any{
 			"project": e.Offer.Project, "providers": providers.DecisionsField(e.Offer.Decisions),
 			"family": ids, "count": len(all), "bytes": bytesTotal, "unavailable": down,
+			"lock": e.Lock.LockField(),
 		}})
 	}
 }
@@ -469,7 +494,7 @@ func startAndFetch(ctx context.Context, e *turnEnv, p *prov, listOnly bool, name
 		r.stage, r.err = "list", err
 		return r
 	}
-	r.kept, r.rejected = judgeDefinitions(p.cfg, p.readOnly, defs)
+	r.kept, r.rejected = judgeDefinitions(p.cfg, p.readOnly, p.locked, defs)
 	r.index(p)
 	r.fetched = make(map[string]bool, len(names))
 	for _, n := range names {
@@ -521,7 +546,7 @@ func listStarted(ctx context.Context, e *turnEnv, p *prov, r startResult, stopLi
 		e.closeLater(r.client)
 		r.client = nil
 	}
-	r.kept, r.rejected = judgeTools(p.cfg, p.readOnly, tools)
+	r.kept, r.rejected = judgeTools(p.cfg, p.readOnly, p.locked, tools)
 	r.index(p)
 	return r
 }

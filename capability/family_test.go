@@ -306,7 +306,7 @@ func TestJudgeDefinitionsAsTheWholeListing(t *testing.T) {
 	}
 	cfg := &policy.Provider{ID: "p", Read: []string{"echo", "dup", "bad name", "noobj", "badout", "nullout", "out"}}
 	for _, readOnly := range []bool{false, true} {
-		kept, rejected := judgeTools(cfg, readOnly, list)
+		kept, rejected := judgeTools(cfg, readOnly, nil, list)
 		for _, name := range []string{"echo", "dup", "bad name", "", "noobj", "badout", "nullout", "out", "put", "missing"} {
 			var defs []providers.Definition
 			def := providers.Definition{Name: name, Count: count[name]}
@@ -317,7 +317,7 @@ func TestJudgeDefinitionsAsTheWholeListing(t *testing.T) {
 				}
 			}
 			defs = append(defs, def, def) // a name asked twice is judged once
-			k, r := judgeDefinitions(cfg, readOnly, defs)
+			k, r := judgeDefinitions(cfg, readOnly, nil, defs)
 			var wantK []tool
 			for _, tl := range kept {
 				if tl.name == name {

@@ -115,6 +115,9 @@ func (t *Turn) checkInvoke(ctx context.Context, a *answer, target, arguments str
 		return refuse(CodeWriteRefused, fmt.Sprintf("%s is a WRITE capability; its write policy %q under permission mode %q refuses calls",
 			tl.id, tl.prov.cfg.Write, e.Manifest.PermissionMode), tl)
 	}
+	if tl.drift {
+		return refuse(CodeDefinitionChanged, tl.id+lockChanged, tl)
+	}
 	if !e.pinMatches(tl) {
 		return refuse(CodeDefinitionChanged, tl.id+": the tool's definition changed since this turn's family was selected", tl)
 	}
@@ -324,7 +327,10 @@ func (t *Turn) send(ctx context.Context, p *prov, tl *tool, forward json.RawMess
 		if err != nil || m == nil {
 			return res, "", err
 		}
-		kept, _ := judgeDefinitions(p.cfg, p.readOnly, []providers.Definition{m.Def})
+		kept, _ := judgeDefinitions(p.cfg, p.readOnly, p.locked, []providers.Definition{m.Def})
+		if len(kept) == 1 && kept[0].drift {
+			return nil, tl.id + lockChanged, nil
+		}
 		if len(kept) != 1 || kept[0].hash != tl.hash || !t.env.pinMatches(tl) {
 			return nil, tl.id + ": the tool's definition changed since this turn's family was selected", nil
 		}

@@ -48,7 +48,7 @@ func newEnv(s Settings, core *providers.Turn) *turnEnv {
 	e.schemas = &schema.Checker{Helper: s.SchemaHelper,
 		Trust: func(path string) error { return core.TrustPrograms([]string{path}, nil) }}
 	for _, o := range core.Offered {
-		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly, shareKey: shareKey(o.Config, core.Offer.Project)}
+		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly, locked: o.Locked, shareKey: shareKey(o.Config, core.Offer.Project)}
 		e.order = append(e.order, o.Config.ID)
 	}
 	return e

@@ -3,6 +3,8 @@ package capability
 import (
 	"fmt"
 	"strings"
+
+	"github.com/spear-shell/spear-shell/policy/lock"
 )
 
 // Tools a provider lists that cannot be offered (a name outside [A-Za-z0-9_.-]{1,128}, a name
@@ -20,7 +22,8 @@ func visibleRejected(p *prov, rejected []rejectedTool) []rejectedTool {
 	var out []rejectedTool
 	seen := map[string]bool{}
 	for _, rj := range rejected {
-		if seen[rj.name] || p.readOnly && p.cfg.Class(rj.name) != "READ" {
+		// A tool the lock does not hold is absent, not unusable (locked.go).
+		if seen[rj.name] || rj.reason == lock.NotLocked || p.readOnly && p.cfg.Class(rj.name) != "READ" {
 			continue
 		}
 		seen[rj.name] = true

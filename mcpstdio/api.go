@@ -93,9 +93,11 @@ const FaultWait = 100 * time.Millisecond
 // Tool is one entry of tools/list.
 type Tool struct {
 	Name         string          // "" when absent or not a string: the caller judges
+	Title        string          // "" when absent or not a string
 	Description  string          // "" when absent or not a string
 	InputSchema  json.RawMessage // as sent (may be absent/null/non-object: caller judges)
 	OutputSchema json.RawMessage // nil when absent
+	Annotations  json.RawMessage // nil when absent or null; never trusted (SPEC 2.3), only locked (SPEC 15)
 	Raw          json.RawMessage // the whole tool object as sent
 }
 

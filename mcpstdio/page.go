@@ -44,8 +44,12 @@ func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) 
 			switch string(key) {
 			case "name":
 				t.Name = stringValue(val)
+			case "title":
+				t.Title = stringValue(val)
 			case "description":
 				t.Description = stringValue(val)
+			case "annotations":
+				t.Annotations = nonNull(val)
 			case "inputSchema":
 				t.InputSchema = val
 			case "outputSchema":

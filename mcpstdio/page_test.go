@@ -29,8 +29,8 @@ func referencePage(raw []byte) ([]Tool, string, bool) {
 			}
 			return s
 		}
-		tools = append(tools, Tool{Name: str("name"), Description: str("description"),
-			InputSchema: m["inputSchema"], OutputSchema: nonNull(m["outputSchema"]), Raw: item})
+		tools = append(tools, Tool{Name: str("name"), Title: str("title"), Description: str("description"),
+			InputSchema: m["inputSchema"], OutputSchema: nonNull(m["outputSchema"]), Annotations: nonNull(m["annotations"]), Raw: item})
 	}
 	var next string
 	if rc := nonNull(page["nextCursor"]); rc != nil && json.Unmarshal(rc, &next) != nil {
@@ -52,6 +52,7 @@ var pageCases = []string{
 	`{"tools":[{"name":"a"}],"tools":[{"name":"b"}]}`,
 	`[]`,
 	`{"tools":[{"inputSchema":{"a":"\\"}}]}`,
+	`{"tools":[{"name":"t","title":"T","annotations":null},{"name":"u","title":3,"annotations":{"title":"x"}}]}`,
 }
 
 func FuzzDecodePage(f *testing.F) {

@@ -64,6 +64,8 @@ type Registry struct {
 	PromptDirs []string
 	// Broker holds the file's broker settings (SPEC 14), defaults filled in.
 	Broker Broker
+	// LockRequired: "lock": "required" (SPEC 15), a missing lock file gives no providers.
+	LockRequired bool
 
 	secrets []string
 	// The bytes of projects.json and of the capabilities file as read (nil: not read).

@@ -52,8 +52,8 @@ func topArray(file string, data []byte, key string) ([]json.RawMessage, *Problem
 	return elems, problem
 }
 
-// topArrayWith is topArray for a file whose top level may also hold the optional keys, whose
-// values (absent keys missing from the map) it returns as they are.
+// topArrayWith is topArray for a file whose top level may also hold optional keys, whose
+// values (absent: not in the map) it returns as they are.
 func topArrayWith(file string, data []byte, key string, optional ...string) ([]json.RawMessage, map[string]json.RawMessage, *Problem) {
 	members, err := decodeObject(data)
 	var dup *dupKeyError
@@ -71,10 +71,12 @@ func topArrayWith(file string, data []byte, key string, optional ...string) ([]j
 			arr = m.val
 		case slices.Contains(optional, m.key):
 			opt[m.key] = m.val
-		case len(optional) > 0:
-			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q and %s", m.key, key, quoteAll(optional))}
 		default:
-			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %q", m.key, key)}
+			want := make([]string, 0, 1+len(optional))
+			for _, k := range append([]string{key}, optional...) {
+				want = append(want, strconv.Quote(k))
+			}
+			return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: unknown key %q: want only %s", m.key, strings.Join(want, ", "))}
 		}
 	}
 	if arr == nil {
@@ -88,18 +90,6 @@ func topArrayWith(file string, data []byte, key string, optional ...string) ([]j
 		return nil, nil, &Problem{File: file, Msg: fmt.Sprintf("top level: key %q: %v", key, err)}
 	}
 	return elems, opt, nil
-}
-
-// quoteAll quotes names and joins them: "a", "b" and "c".
-func quoteAll(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // openEntry decodes one element into its members and names the entry by idKey's

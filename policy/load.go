@@ -130,6 +130,7 @@ func Load(p Paths) (*Registry, error) {
 	reg.PromptDirs = pr.prompts
 	reg.Broker = pr.broker
 	checkBrokerAudit(capsFile, p, &reg.Broker, &reg.Problems)
+	reg.LockRequired = pr.lockRequired
 	return reg, nil
 }
 

@@ -26,6 +26,8 @@ type providersResult struct {
 	fatal     *Problem
 	prompts   []string // the prompt directories (SPEC 2.3, 13)
 	broker    Broker   // the broker's settings (SPEC 14)
+
+	lockRequired bool // "lock": "required" (SPEC 15)
 }
 
 // parseProviders validates capabilities.json (file; home is SPEAR_HOME). command[0] is
@@ -33,7 +35,7 @@ type providersResult struct {
 // which the agent may shape.
 func parseProviders(file, home string, data []byte) providersResult {
 	var res providersResult
-	elems, top, fatal := topArrayWith(file, data, "providers", "prompts", "broker")
+	elems, top, fatal := topArrayWith(file, data, "providers", "prompts", "lock", "broker")
 	if fatal != nil {
 		res.fatal = fatal
 		// Secrets are still collected when the file's top level is wrong but it is
@@ -93,14 +95,25 @@ func parseProviders(file, home string, data []byte) providersResult {
 		res.providers = append(res.providers, provs[i])
 	}
 	res.secrets = sortSecrets(secrets)
-	if raw, ok := top["prompts"]; ok {
+	if raw := top["prompts"]; raw != nil {
 		var p *Problem
 		if res.prompts, p = parsePrompts(file, raw); p != nil {
 			res.problems = append(res.problems, p)
 		}
 	}
+	if raw := top["lock"]; raw != nil {
+		// Only "required" is known. Anything else is a problem and read as required: a typo
+		// must not turn the lock off (SPEC 15).
+		res.lockRequired = true
+		if v, why := asString(raw); why != "" || v != "required" {
+			if why == "" {
+				why = fmt.Sprintf(`must be "required", not %q`, v)
+			}
+			res.problems = append(res.problems, &Problem{File: file, Entry: "lock", Key: "lock", Msg: why + " (read as required)"})
+		}
+	}
 	res.broker = DefaultBroker()
-	if raw, ok := top["broker"]; ok {
+	if raw := top["broker"]; raw != nil {
 		res.problems = append(res.problems, parseBroker(file, raw, &res.broker)...)
 	}
 	return res

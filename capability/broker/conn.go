@@ -132,7 +132,7 @@ func (b *server) start(req provlink.Request) (*upstream, provlink.Response) {
 	if err := u.ensure(context.Background()); err != nil {
 		return nil, b.failure(err, "")
 	}
-	return u, provlink.Response{}
+	return u, provlink.Response{Server: u.serverName()}
 }
 
 // failure is err as a caller gets it: a down upstream says why (Down), a provider's failure

@@ -98,6 +98,7 @@ func (l *Link) Start(ctx context.Context, cfg *policy.Provider, key string) (pro
 		c.Close()
 		return nil, failure(rep.Err)
 	}
+	c.SetServer(rep.Server)
 	return c, nil
 }
 

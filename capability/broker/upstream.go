@@ -433,8 +433,8 @@ func (u *upstream) redactor() *audit.Redactor {
 // redactTool removes secrets from what a listing says of a tool; a schema that would no longer
 // be JSON is left out (the tool is then judged as one without a usable schema).
 func redactTool(red *audit.Redactor, t provlink.WireTool) provlink.WireTool {
-	t.Name, t.Description = red.String(t.Name), red.String(t.Description)
-	for _, raw := range []*json.RawMessage{&t.Input, &t.Output} {
+	t.Name, t.Title, t.Description = red.String(t.Name), red.String(t.Title), red.String(t.Description)
+	for _, raw := range []*json.RawMessage{&t.Input, &t.Output, &t.Annotations} {
 		if len(*raw) > 0 {
 			if r := red.Bytes(*raw); json.Valid(r) {
 				*raw = r
@@ -487,4 +487,15 @@ func (u *upstream) gone() bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.state == stateRetired && u.client == nil && u.calls == 0
+}
+
+// serverName is the name the running server gave in initialize's serverInfo ("" when down).
+func (u *upstream) serverName() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.client == nil {
+		return ""
+	}
+	name, _ := u.client.ServerInfo()
+	return name
 }

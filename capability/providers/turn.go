@@ -7,6 +7,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/policy"
+	"github.com/spear-shell/spear-shell/policy/lock"
 )
 
 // Settings is what the caller knows of the turn before anything is loaded.
@@ -49,7 +50,8 @@ const TurnEnded = "the turn has ended"
 // Offered is one provider offered to the turn.
 type Offered struct {
 	Config   *policy.Provider
-	ReadOnly bool // general turn: its WRITE tools are hidden
+	ReadOnly bool           // general turn: its WRITE tools are hidden
+	Locked   *lock.Provider // the lock's entry that approves it; nil when no lock governs
 }
 
 // Turn is a turn's provider core as one process loads it: what the turn may reach, where it
@@ -74,7 +76,9 @@ type Turn struct {
 	Offer   policy.Offer
 	Offered []Offered // in registry order
 
-	Key string // session, turn, manifest and configuration, hashed: a keeper serves only its own
+	Key string // session, turn, manifest, configuration and lock, hashed: a keeper serves only its own
+
+	Lock *Lock // the operator's lock (lock.go)
 
 	scopePin string // the turn's pinned workspace and project (scope.go), once known
 
@@ -116,7 +120,8 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		}
 		for i := range reg.Providers {
 			if p := &reg.Providers[i]; p.ID == d.Provider {
-				t.Offered = append(t.Offered, Offered{Config: p, ReadOnly: d.ReadOnly})
+				entry, _ := t.Lock.Entry(p)
+				t.Offered = append(t.Offered, Offered{Config: p, ReadOnly: d.ReadOnly, Locked: entry})
 			}
 		}
 	}
@@ -130,6 +135,7 @@ func Load(s Settings, early func(*Turn)) *Turn {
 	}
 	if t.State != nil && !s.Keeper {
 		t.onceEvents(r.regErr)
+		t.recordLock()
 	}
 	switch {
 	case ended:
@@ -143,7 +149,8 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		if !s.Keeper && t.State.Once(FamilyFact+"-none") {
 			_ = t.Log(audit.Event{Name: audit.EventFamilySelected, Mode: "none",
 				Reason: t.Offer.Reason, Fields: map[string]any{
-					"project": t.Offer.Project, "providers": DecisionsField(t.Offer.Decisions), "family": []string{}}})
+					"project": t.Offer.Project, "providers": DecisionsField(t.Offer.Decisions), "family": []string{},
+					"lock": t.Lock.LockField()}})
 		}
 	}
 	return t
@@ -210,10 +217,15 @@ func resolve(s Settings) (*Turn, resolved) {
 	t.Redactor = audit.NewRedactor(reg.Secrets())
 
 	projects, caps := reg.Sources()
-	t.Key = stateKey(man.Session, man.Turn, man.Source, projects, caps)
+	t.Lock = ReadLock(LockPath(getenv), reg.LockRequired, s.CheckTrusted, t.writableRoots())
+	keyed := [][]byte{man.Source, projects, caps}
+	if t.Lock.Governs() {
+		keyed = append(keyed, []byte("lock:"+t.Lock.Hash)) // a new lock is new turn state (SPEC 15)
+	}
+	t.Key = stateKey(man.Session, man.Turn, keyed...)
 	stErr := t.openStates()
 
-	t.Offer = reg.Offer(man)
+	t.Offer = t.Lock.Gate(reg.Offer(man), reg)
 	scopeChanged := ""
 	// A registry that cannot be used resolves no project: that is not the turn's scope, and is
 	// neither pinned nor compared (the offer is empty anyway, for that reason).

@@ -30,7 +30,16 @@ type Conn struct {
 
 	mu   sync.Mutex // one request at a time
 	tail string
+
+	server string // the server's serverInfo name, when its holder said it (SetServer)
 }
+
+// SetServer keeps the name the server gave in initialize's serverInfo, as its holder said it.
+func (kp *Conn) SetServer(name string) { kp.server = name }
+
+// ServerInfo is the server's serverInfo name as its holder said it ("" when it did not), and no
+// version.
+func (kp *Conn) ServerInfo() (name, version string) { return kp.server, "" }
 
 // Dial connects to the holder listening at path and checks that it runs as our user.
 func Dial(path string, lost func(stage string, err error) error) (*Conn, error) {

@@ -109,6 +109,8 @@ type Response struct {
 	// the called name as the new listing holds it, Hash and AgeMS say which listing that is.
 	Moved bool   `json:"moved,omitempty"`
 	Tail  string `json:"tail,omitempty"` // the provider's stderr tail, after a failure
+	// start at the broker: the name the server gave in initialize's serverInfo (--lock's).
+	Server string `json:"server,omitempty"`
 	// status, and hello at the broker: the broker's state (its own pid and protocol, upstreams).
 	Broker *BrokerStatus `json:"broker,omitempty"`
 }
@@ -164,9 +166,11 @@ func DecodeResponse(line []byte) (Response, error) {
 
 type WireTool struct {
 	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
 	Input       json.RawMessage `json:"input,omitempty"`
 	Output      json.RawMessage `json:"output,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"` // for the lock's definitions (SPEC 15)
 }
 
 // WireDef is one name asked of the last listing: how many of the listing's tools carry it
@@ -265,7 +269,8 @@ func (w *WireError) Err() error {
 func ToWireTools(tools []mcpstdio.Tool) []WireTool {
 	out := make([]WireTool, len(tools))
 	for i, t := range tools {
-		out[i] = WireTool{Name: t.Name, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema}
+		out[i] = WireTool{Name: t.Name, Title: t.Title, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema,
+			Annotations: t.Annotations}
 	}
 	return out
 }
@@ -273,7 +278,8 @@ func ToWireTools(tools []mcpstdio.Tool) []WireTool {
 func FromWireTools(tools []WireTool) []mcpstdio.Tool {
 	out := make([]mcpstdio.Tool, len(tools))
 	for i, t := range tools {
-		out[i] = mcpstdio.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output}
+		out[i] = mcpstdio.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output,
+			Annotations: t.Annotations}
 	}
 	return out
 }

@@ -75,7 +75,8 @@ func TestKeeperErrorsReadAsTheirOriginal(t *testing.T) {
 func TestKeeperToolsCrossWhole(t *testing.T) {
 	t.Parallel()
 	in := []mcpstdio.Tool{
-		{Name: "a", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "a", Title: "A", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`),
+			Annotations: json.RawMessage(`{"readOnlyHint":true}`)},
 		{Name: "b", InputSchema: json.RawMessage(`null`)},
 		{Name: "", InputSchema: nil},
 	}
@@ -92,7 +93,8 @@ func TestKeeperToolsCrossWhole(t *testing.T) {
 		t.Fatalf("%d tools, want %d", len(out), len(in))
 	}
 	for i := range in {
-		if out[i].Name != in[i].Name || out[i].Description != in[i].Description ||
+		if out[i].Name != in[i].Name || out[i].Description != in[i].Description || out[i].Title != in[i].Title ||
+			string(out[i].Annotations) != string(in[i].Annotations) ||
 			string(out[i].InputSchema) != string(in[i].InputSchema) || string(out[i].OutputSchema) != string(in[i].OutputSchema) {
 			t.Errorf("tool %d: %+v, want %+v", i, out[i], in[i])
 		}

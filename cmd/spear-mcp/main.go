@@ -18,6 +18,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/capability"
 	"github.com/spear-shell/spear-shell/capability/mcpface"
+	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/cmd/internal/wire"
 	"github.com/spear-shell/spear-shell/interp/realshell"
 	"github.com/spear-shell/spear-shell/policy"
@@ -103,7 +104,7 @@ func turnFiles(manifest string) []string {
 	if caps == "" {
 		caps = filepath.Join(home, "capabilities.json")
 	}
-	files := []string{filepath.Join(home, "projects.json"), caps}
+	files := []string{filepath.Join(home, "projects.json"), caps, providers.LockPath(os.Getenv)}
 	if manifest != "" {
 		files = append(files, manifest)
 	}

@@ -56,7 +56,11 @@ func TestInterop(t *testing.T) {
 	tallies := map[string]tally{}
 	t.Run("servers", func(t *testing.T) {
 		for _, s := range servers {
-			for _, mode := range []string{"session", "-c"} {
+			modes := []string{"session", "-c"}
+			if s.name == "server-everything" || s.name == "server-memory" {
+				modes = append(modes, "locked") // under the operator's lock (SPEC 15)
+			}
+			for _, mode := range modes {
 				t.Run(s.name+"/"+mode, func(t *testing.T) {
 					t.Parallel()
 					tried, ok := runInterop(t, s, mode)
@@ -159,6 +163,26 @@ func runInterop(t *testing.T, s interopServer, mode string) (tried, ok int) {
 		return testkit.Run(t, cmd)
 	}
 
+	if mode == "locked" {
+		// Lock what the server lists, then nothing may have drifted when it is listed again (its
+		// definitions are stable in canonical form), and the turn's calls answer as unlocked.
+		if o, e, code := run("", "--lock"); code != 0 || !strings.Contains(o, "locked ") {
+			t.Fatalf("--lock: exit %d\n%s%s", code, o, e)
+		}
+		if o, e, code := run("", "--lock", "--diff"); code != 0 || !strings.Contains(o, ": no drift (") {
+			t.Fatalf("--lock --diff: exit %d\n%s%s", code, o, e)
+		}
+		if _, err := os.Stat(filepath.Join(home, "capabilities.lock.json")); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			// the turn ran under the lock: its family's record names the lock's hash
+			b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+			if !regexp.MustCompile(`"event":"capability_family_selected".*"lock":"[0-9a-f]{64}"|"lock":"[0-9a-f]{64}".*"event":"capability_family_selected"`).Match(b) {
+				t.Errorf("no capability_family_selected record names the lock:\n%s", short(string(b)))
+			}
+		}()
+	}
 	var outs, errs []piece
 	if mode == "-c" {
 		for _, c := range s.calls {

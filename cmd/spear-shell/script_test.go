@@ -24,6 +24,7 @@ var (
 	scratch      string
 	hostGo       []string // this machine's GOCACHE and GOMODCACHE, for transcripts that build
 	fakeProvider string
+	demoDir      string
 	scriptCmds   = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 )
 
@@ -71,7 +72,14 @@ func buildBinaries(dir string) error {
 		return nil
 	}
 	fakeProvider = filepath.Join(dir, "fakeprovider")
-	return testkit.Build(fakeProvider, "./testdata/fakeprovider")
+	if err := testkit.Build(fakeProvider, "./testdata/fakeprovider"); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(testkit.Root(), "testdata/demo/spear-demo-notes")); err == nil {
+		demoDir = filepath.Join(testkit.Root(), "testdata/demo") // the demo's turn, for the report's transcripts
+		return testkit.Build(dir+"/", "./testdata/demo/spear-demo-notes")
+	}
+	return nil
 }
 
 func TestScripts(t *testing.T) {
@@ -90,6 +98,8 @@ func TestScripts(t *testing.T) {
 				return tmpfsWorks(), nil
 			case "interop":
 				return interopWorks(), nil
+			case "chromium":
+				return chromiumFound(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -100,6 +110,7 @@ func TestScripts(t *testing.T) {
 			// The npm reference servers, for transcripts run under [interop].
 			env.Setenv("NODE", interopNode)
 			env.Setenv("INTEROP", interopMods)
+			env.Setenv("DEMO", demoDir)
 			// Beside $WORK, not in it: with the boundary $WORK is the default workspace, which must
 			// not hold the state parent or the configuration.
 			env.Setenv("XDG_RUNTIME_DIR", env.WorkDir+"-run")

@@ -16,6 +16,7 @@ import (
 	"github.com/spear-shell/spear-shell/interp/realshell"
 	"github.com/spear-shell/spear-shell/interp/sandbox"
 	"github.com/spear-shell/spear-shell/interp/session"
+	"github.com/spear-shell/spear-shell/report"
 )
 
 // run decides a command line whole: spear-shell's own options, -c strings (answered, mixed or
@@ -24,6 +25,9 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	realshell.SetNonDumpable()
 	if sandbox.IsStub(argv[0]) {
 		return sandbox.RefuseStub(stderr)
+	}
+	if len(argv) > 1 && argv[1] == "--report" { // the turn report has flags of its own (SPEC 16)
+		return report.Main(argv[2:], stdout, stderr, isTerminal(stdout), os.Getenv)
 	}
 	a := realshell.ParseArgs(argv[1:])
 	if a.Problem != "" {
@@ -63,6 +67,8 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		}
 		fmt.Fprint(stdout, dynamicWarning())
 		return code
+	case "lock":
+		return capability.Lock(ctx, ts, a.IDs, a.Diff, stdout, stderr)
 	case "end-turn":
 		code := keeper.EndTurn(ts.Settings, stderr)
 		if code == 0 && rs != nil && rs.Boundary != nil {

@@ -53,7 +53,7 @@ const termWait = 60 * time.Second
 
 // termEnv is what a program on the terminal gets of the transcript's environment.
 var termEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME",
-	"SPEAR_ISOLATION", "SPEAR_HOME", "SPEAR_TURN_MANIFEST", "PS1", "PS2", "PS0", "PROMPT_COMMAND", "INPUTRC", "HISTFILE", "HISTSIZE", "LANG"}
+	"SPEAR_ISOLATION", "SPEAR_HOME", "SPEAR_CAPABILITIES_FILE", "SPEAR_TURN_MANIFEST", "PS1", "PS2", "PS0", "PROMPT_COMMAND", "INPUTRC", "HISTFILE", "HISTSIZE", "LANG"}
 
 func runTerminal(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {

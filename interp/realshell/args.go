@@ -34,8 +34,10 @@ type Args struct {
 	Params   []string // positional parameters
 	NoExec   bool     // -n: bash only reads
 	Terminal bool     // -i
-	Own      string   // "check", "context", "end-turn", "keeper", "spear-version", "broker", "broker-stop", "broker-release", "broker-serve", or ""
+	Own      string   // "check", "context", "end-turn", "keeper", "lock", "spear-version", "broker", "broker-stop", "broker-release", "broker-serve", or ""
 	Release  string   // --broker-release ID
+	Diff     bool     // --lock --diff
+	IDs      []string // --lock's provider ids (its operands)
 	Manifest string   // --manifest FILE
 	Problem  string   // spear-shell's own option misused
 }
@@ -64,6 +66,12 @@ func ParseArgs(args []string) Args {
 			continue
 		case "--end-turn":
 			a.Own = "end-turn"
+			continue
+		case "--lock":
+			a.Own = "lock"
+			continue
+		case "--diff":
+			a.Diff = true
 			continue
 		case "--spear-keeper": // hidden: a turn's keeper (SPEC 12), started by spear-shell itself
 			a.Own = "keeper"
@@ -150,6 +158,11 @@ func ParseArgs(args []string) Args {
 		}
 	}
 	rest := args[i:]
+	if a.Own == "lock" {
+		a.IDs = rest // provider ids, not a script
+	} else if a.Diff {
+		a.Problem = "--diff goes with --lock"
+	}
 	a.Bash = append(a.Bash, rest...)
 	switch {
 	case a.Mode == ModeBashOnly:

@@ -16,7 +16,8 @@ done
 
 # A home with two projects (roots absolute) and a turn manifest, in a temporary directory.
 root=$(mktemp -d "${TMPDIR:-/tmp}/spear-demo.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+# SPEAR_DEMO_AUDIT=FILE keeps the turn's audit trail there (spear-shell --report reads it).
+trap '[ -z "${SPEAR_DEMO_AUDIT:-}" ] || cp "$root/audit.jsonl" "$SPEAR_DEMO_AUDIT"; rm -rf "$root"' EXIT
 mkdir -p "$root/home" "$root/webapp/src" "$root/firmware"
 chmod 755 "$root" "$root/home"
 for f in projects.json capabilities.json; do

@@ -40,7 +40,9 @@ type Config struct {
 // Tool is one tool: its definition (sent as given) and how it behaves when called.
 type Tool struct {
 	Name         json.RawMessage `json:"name"` // raw so tests can send non-strings
+	Title        string          `json:"title,omitempty"`
 	Description  string          `json:"description,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Behavior     Behavior        `json:"behavior"`
@@ -206,8 +208,14 @@ func handle(cfg *Config, m message, send func(any)) (code int, done bool) {
 		tools := make([]map[string]any, 0, len(cfg.Tools))
 		for _, t := range cfg.Tools {
 			d := map[string]any{"name": t.Name}
+			if t.Title != "" {
+				d["title"] = t.Title
+			}
 			if t.Description != "" {
 				d["description"] = t.Description
+			}
+			if t.Annotations != nil {
+				d["annotations"] = t.Annotations
 			}
 			if t.InputSchema != nil {
 				d["inputSchema"] = t.InputSchema

@@ -11,8 +11,9 @@ import (
 // nothing under interp/ imports capability/ or the reverse. Commands sit above everything.
 var layers = map[string]int{
 	"audit": 0, "mcpstdio": 0, "policy/paths": 0, "interp/invocation": 0, "interp/lineedit": 0,
-	"capability/schemaformat": 0, "capability/schema": 0, "capability/search": 0,
-	"policy": 1,
+	"capability/schemaformat": 0, "capability/schema": 0, "capability/search": 0, "textclean": 0,
+	"report": 1,
+	"policy": 1, "policy/lock": 1,
 	"interp": 1, "interp/sandbox": 1,
 	"interp/realshell": 2, "interp/envelope": 2,
 	"interp/session":       3,
