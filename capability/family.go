@@ -587,8 +587,8 @@ func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c providers
 }
 
 // sharedDown is a shared entry's upstream out of this answer's reach (SPEC 14): recorded
-// (provider_failed; broker_unavailable when the broker cannot be reached) and said, but no mark is
-// kept: the next answer asks the broker again.
+// (provider_failed; broker_unavailable when the broker cannot be reached), and said by the answer
+// (its listing, or its refusal), but no mark is kept: the next answer asks the broker again.
 func (t *Turn) sharedDown(a *answer, p *prov, stage string, err error) {
 	e := t.env
 	reason := sharedReason(err)
@@ -601,7 +601,6 @@ func (t *Turn) sharedDown(a *answer, p *prov, stage string, err error) {
 	}
 	_ = e.Log(audit.Event{Name: audit.EventProviderFailed, Provider: p.cfg.ID, Stage: stage,
 		Reason: err.Error(), StderrTail: providers.StderrOf(err)})
-	a.note("provider %s is unavailable: %s", p.cfg.ID, reason)
 }
 
 // sharedReason is what a turn is told of a shared entry's upstream that could not be had: the

@@ -75,9 +75,9 @@ func (e *turnEnv) downList() []Down {
 	var out []Down
 	for _, id := range e.order {
 		if p := e.provs[id]; p.down != "" {
-			out = append(out, Down{id, p.down})
+			out = append(out, Down{Provider: id, Reason: p.down})
 		} else if p.unavail != "" {
-			out = append(out, Down{id, p.unavail})
+			out = append(out, Down{Provider: id, Reason: p.unavail, ForNow: true})
 		}
 	}
 	return out
