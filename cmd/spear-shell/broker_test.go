@@ -1059,3 +1059,73 @@ func TestBrokerRefusesUnknownRequests(t *testing.T) {
 		t.Errorf("a runs in %v, want one process", pids)
 	}
 }
+
+// TestBrokerSecretsFace: the secrets test's MCP side. A shared entry's env_file holds a long
+// random token; through spear-mcp a turn invokes the tool that answers its whole environment
+// (and dumps it to stderr), then the upstream is killed (its stderr tail recorded) and a second
+// call made. The token is in no answer the face gave, nor in any file under SPEAR_HOME but the
+// env_file, the state parent, the turn's state or audit file, or broker.audit.
+func TestBrokerSecretsFace(t *testing.T) {
+	f := newBrokerFixture(t)
+	b := make([]byte, 24)
+	rand.Read(b)
+	token := "tok" + hex.EncodeToString(b)
+	envFile := filepath.Join(f.home, "s.env")
+	if err := os.WriteFile(envFile, []byte("SPEAR_TEST_TOKEN="+token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(f.dir, "rec-s.jsonl")
+	f.caps(t, []map[string]any{{"id": "s", "scope": "global", "share": "project", "restart_delay": 0.2, "env_file": envFile,
+		"read": []string{"echo", "env"}, "command": f.testServer("--tools", "echo,env", "--record", record)}})
+	env := f.turn(t, "face")
+	s := startFace(t, f.ws, env)
+	defer s.close()
+	var answers strings.Builder
+	invoke := func(tool string) {
+		res, err := s.request("tools/call", map[string]any{"name": "spear_invoke", "arguments": map[string]any{"id": "s/" + tool, "arguments": map[string]any{}}})
+		if err != nil {
+			t.Fatalf("spear_invoke s/%s: %v; stderr %s", tool, err, s.stderr.String())
+		}
+		answers.Write(res)
+	}
+	invoke("env")
+	if !strings.Contains(answers.String(), "SPEAR_TEST_TOKEN=") {
+		t.Fatalf("the server's environment is not in the answer (did the call reach it?): %s", answers.String())
+	}
+	// The upstream, its stderr full of the environment, dies: the broker records its tail.
+	pids := testkit.LivePids(record)
+	if len(pids) != 1 {
+		t.Fatalf("s runs in %v, want one process", pids)
+	}
+	syscall.Kill(pids[0], syscall.SIGKILL)
+	if !testkit.Poll(func() bool {
+		data, _ := os.ReadFile(filepath.Join(f.home, "broker.jsonl"))
+		return bytes.Contains(data, []byte(`"provider_restarted"`))
+	}) {
+		t.Fatal("s was not restarted")
+	}
+	invoke("env")
+	s.close()
+	answers.WriteString(s.stderr.String())
+	f.spear(t, "", "--broker-stop")
+
+	if strings.Contains(answers.String(), token) {
+		t.Errorf("the face's answers hold the env_file's token")
+	}
+	searched := 0
+	for _, root := range []string{f.home, f.run, filepath.Join(f.dir, "state-face"), filepath.Join(f.dir, "audit.jsonl")} {
+		filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+			if err != nil || !info.Mode().IsRegular() || path == envFile {
+				return nil
+			}
+			searched++
+			if data, _ := os.ReadFile(path); bytes.Contains(data, []byte(token)) {
+				t.Errorf("%s holds the env_file's token", path)
+			}
+			return nil
+		})
+	}
+	if searched < 4 {
+		t.Errorf("only %d files searched: the audit files and the broker's are missing", searched)
+	}
+}
