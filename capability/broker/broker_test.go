@@ -547,3 +547,34 @@ func TestReapAfterAZombieBroker(t *testing.T) {
 	}
 	orphan.Wait()
 }
+
+// --broker-stop with a call in flight: the call is answered unavailable (the broker stopped),
+// never a hang, and the upstream is gone.
+func TestStopAnswersCallsInFlight(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "all"}]}`)
+	f.write("p.json", echoTools)
+	c, err := f.start(context.Background(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := call(t, c, "slow", `{}`)
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	f.stop()
+	select {
+	case err := <-done:
+		if why, down := IsDown(err); !down || !strings.Contains(why, "broker stopped") {
+			t.Fatalf("the call in flight: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call in flight hangs")
+	}
+	if n := len(f.records("broker_ended")); n != 1 {
+		t.Errorf("%d broker_ended records", n)
+	}
+}

@@ -269,6 +269,9 @@ func (u *upstream) call(req provlink.Request) provlink.Response {
 		}
 		return u.b.failure(err, "")
 	}
+	if u.b.ending() {
+		return u.b.failure(&downErr{msg: "the broker stopped during the call, which is not sent again"}, "")
+	}
 	u.fault(c, mcpstdio.StageCall, err)
 	if errors.Is(err, mcpstdio.ErrClosed) {
 		// Stopped under the call: it exited (the watch saw it first), or the broker ends.
