@@ -40,6 +40,9 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	case "broker", "broker-stop", "broker-release", "broker-serve":
 		return runBroker(a, stdout, stderr)
 	}
+	if a.Own == "import" {
+		return runImport(argv[0], a.OwnArgs, stderr)
+	}
 	self, manifest, rs, rsErr := fastpath.RealShell(a)
 	if self == "" {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", rsErr)
