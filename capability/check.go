@@ -270,6 +270,8 @@ func checkBroker(out *bytes.Buffer, reg *policy.Registry, w broker.Where, st *pr
 		}
 	}
 	switch {
+	case err != nil && shared == 0:
+		// No entry needs a broker: a state parent that cannot be used is the shell's to say.
 	case err != nil && w.Socket == "":
 		fmt.Fprintf(out, "broker: unusable: %v\n", err)
 	case err != nil:
