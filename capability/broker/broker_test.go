@@ -578,3 +578,70 @@ func TestStopAnswersCallsInFlight(t *testing.T) {
 		t.Errorf("%d broker_ended records", n)
 	}
 }
+
+// pidOf is the process id the broker's status gives the upstream of entry id and share key key
+// (0 when it is not up).
+func (f *fixture) pidOf(id, key string) int {
+	_, st, err := Status(f.getenv)
+	if err != nil || st == nil {
+		return 0
+	}
+	for _, u := range st.Upstreams {
+		if u.Provider == id && u.ShareKey == key && u.State == stateUp {
+			return u.Pid
+		}
+	}
+	return 0
+}
+
+// An entry's launch keys edited while a call is in flight: new calls go to a new process, the
+// old one finishes its call and is stopped then; no restart, no flapping.
+func TestLaunchKeysEditedMidCall(t *testing.T) {
+	t.Parallel()
+	caps := `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "all", "env": {"V": "%s"}}]}`
+	f := newFixture(t, fmt.Sprintf(caps, "one"))
+	f.write("p.json", echoTools)
+	old, err := f.start(context.Background(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	oldPid := f.pidOf("p", "")
+	done := make(chan error, 1)
+	go func() {
+		res, err := call(t, old, "slow", `{"old":1}`)
+		if err == nil && res.Content[0].Text != `{"old":1}` {
+			err = fmt.Errorf("old call: %s", res.Content[0].Text)
+		}
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	home := f.env["SPEAR_HOME"]
+	os.WriteFile(filepath.Join(home, "capabilities.json"), []byte(strings.NewReplacer("$FAKE", fakeProvider, "$DIR", f.dir).Replace(fmt.Sprintf(caps, "two"))), 0o600)
+	c, err := f.start(context.Background(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	newPid := f.pidOf("p", "")
+	if newPid == 0 || newPid == oldPid {
+		t.Fatalf("after the edit: pid %d, the old one %d", newPid, oldPid)
+	}
+	if syscall.Kill(oldPid, 0) != nil {
+		t.Fatal("the old process was stopped with its call in flight")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if st, err := readStat(oldPid); err != nil || st.state == 'Z' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the old process outlived its last call")
+		}
+	}
+	if n := len(f.records("provider_failed")) + len(f.records("provider_restarted")); n != 0 {
+		t.Errorf("%d provider_failed/provider_restarted records", n)
+	}
+}
