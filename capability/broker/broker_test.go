@@ -645,3 +645,37 @@ func TestLaunchKeysEditedMidCall(t *testing.T) {
 		t.Errorf("%d provider_failed/provider_restarted records", n)
 	}
 }
+
+// A capabilities file made invalid stops no running upstream (SPEC 14); a new request is refused
+// (the broker finds no entry), and once the file is valid again the same process serves it.
+func TestInvalidConfigurationStopsNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, `{"providers": [{"id": "p", "command": ["$FAKE", "$DIR/p.json"], "scope": "global", "share": "all"}]}`)
+	f.write("p.json", echoTools)
+	p := f.entry("p")
+	c, err := NewLink(f.getenv, "").Start(context.Background(), p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	pid := f.pidOf("p", "")
+	capsFile := filepath.Join(f.env["SPEAR_HOME"], "capabilities.json")
+	good, _ := os.ReadFile(capsFile)
+	os.WriteFile(capsFile, []byte(`{"providers": [`), 0o600)
+	time.Sleep(2 * watchEvery)
+	if got := f.pidOf("p", ""); got != pid {
+		t.Fatalf("after the file went bad: pid %d, want %d", got, pid)
+	}
+	if _, err := NewLink(f.getenv, "").Start(context.Background(), p, ""); !errors.Is(err, ErrRefused) {
+		t.Fatalf("a request while the file is bad: %v", err)
+	}
+	os.WriteFile(capsFile, good, 0o600)
+	c, err = NewLink(f.getenv, "").Start(context.Background(), p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := f.pidOf("p", ""); got != pid {
+		t.Fatalf("after the file is good again: pid %d, want %d", got, pid)
+	}
+}
