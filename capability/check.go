@@ -254,6 +254,9 @@ func checkShared(out *bytes.Buffer, p *policy.Provider, projects []string, st *p
 		default:
 			fmt.Fprintf(out, "  upstream %s: %s (started %d times)\n", key, clean(u.State), u.Starts)
 		}
+		if u.State != "up" && u.Failure != "" {
+			fmt.Fprintf(out, "    last stop: %s\n", shown(u.Failure, reasonMax))
+		}
 	}
 }
 

@@ -113,8 +113,11 @@ func (b *server) about(upstreams bool) *provlink.BrokerStatus {
 			ups = append(ups, u)
 		}
 		b.mu.Unlock()
+		_, red, _ := b.cfg.load()
 		for _, u := range ups {
-			st.Upstreams = append(st.Upstreams, u.status())
+			us := u.status()
+			us.Failure = red.String(us.Failure)
+			st.Upstreams = append(st.Upstreams, us)
 		}
 	}
 	return st

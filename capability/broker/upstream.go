@@ -41,6 +41,7 @@ type upstream struct {
 	mu       sync.Mutex
 	state    string
 	why      string // restarting or held: what a caller is told
+	failure  string // why it last stopped, for --check (the broker's records have it whole)
 	client   *mcpstdio.Client
 	starts   int
 	flaps    flaps
@@ -308,6 +309,7 @@ func (u *upstream) stopped(c *mcpstdio.Client, stage string, err error, tail str
 		u.started = nil
 	}
 	why := u.why
+	u.failure = stage + ": " + err.Error()
 	u.mu.Unlock()
 	u.log(audit.Event{Name: audit.EventProviderFailed, Stage: stage, Reason: err.Error(), StderrTail: tail})
 	if held && !retired {
@@ -389,7 +391,7 @@ func (u *upstream) shutdown() {
 func (u *upstream) status() provlink.Upstream {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	st := provlink.Upstream{Provider: u.id, ShareKey: u.key, State: u.state, Starts: u.starts, Why: u.why}
+	st := provlink.Upstream{Provider: u.id, ShareKey: u.key, State: u.state, Starts: u.starts, Why: u.why, Failure: u.failure}
 	if u.client != nil {
 		st.Pid = u.client.Pid()
 	}

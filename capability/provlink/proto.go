@@ -130,7 +130,8 @@ type Upstream struct {
 	State    string `json:"state"` // "up", "restarting", "held", "starting", "stopping"
 	Pid      int    `json:"pid,omitempty"`
 	Starts   int    `json:"starts"`
-	Why      string `json:"why,omitempty"` // restarting or held: what the turn is told
+	Why      string `json:"why,omitempty"`     // restarting or held: what the turn is told
+	Failure  string `json:"failure,omitempty"` // why it last stopped (stage: reason), redacted
 }
 
 // EncodeResponse is r as one line. A call's result alone, the answer to nearly every call, is
