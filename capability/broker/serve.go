@@ -59,16 +59,8 @@ func whereFrom(getenv func(string) string) (Where, error) {
 // the exit status.
 func Serve() int {
 	runtime.GOMAXPROCS(1) // a relay: a handoff to another thread costs more than it saves (the keeper's reason)
-	provlink.CloseInherited(listenFd)
-	f := os.NewFile(listenFd, "broker socket")
-	fl, err := net.FileListener(f)
-	f.Close()
-	if err != nil {
-		return 1
-	}
-	ln, ok := fl.(*net.UnixListener)
-	if !ok {
-		fl.Close()
+	ln := provlink.Inherited(listenFd, "broker socket")
+	if ln == nil {
 		return 1
 	}
 	w, err := whereFrom(os.Getenv)

@@ -59,16 +59,8 @@ func Serve(s providers.Settings) int {
 	// (the connection's reader, the call, the provider's reader) would otherwise wake another
 	// thread on the other CPU, which costs more than the handoff (docs/bench.md, face-invoke).
 	runtime.GOMAXPROCS(1)
-	provlink.CloseInherited(listenFd)
-	f := os.NewFile(listenFd, "keeper socket")
-	fl, err := net.FileListener(f)
-	f.Close()
-	if err != nil {
-		return 1
-	}
-	ln, ok := fl.(*net.UnixListener)
-	if !ok {
-		fl.Close()
+	ln := provlink.Inherited(listenFd, "keeper socket")
+	if ln == nil {
 		return 1
 	}
 	return serve(s, ln, true)

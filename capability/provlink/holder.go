@@ -88,3 +88,22 @@ func EndOnSignal(wg *sync.WaitGroup, stop <-chan struct{}, end func(reason strin
 	})
 	return func() { signal.Stop(sigs) }
 }
+
+// Inherited is the listening socket a holder was started with, on descriptor fd by the process
+// that bound it (so that callers could connect before the holder ran); every other inherited
+// descriptor is closed first. nil when fd is not a unix listening socket.
+func Inherited(fd int, name string) *net.UnixListener {
+	CloseInherited(fd)
+	f := os.NewFile(uintptr(fd), name)
+	fl, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		return nil
+	}
+	ln, ok := fl.(*net.UnixListener)
+	if !ok {
+		fl.Close()
+		return nil
+	}
+	return ln
+}
