@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -49,9 +50,9 @@ type labelled struct {
 	Query, Want string
 }
 
-func labelledQueries(t testing.TB) []labelled {
+func labelledQueries(t testing.TB, file string) []labelled {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/search/queries.json")
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,22 +63,49 @@ func labelledQueries(t testing.TB) []labelled {
 	return f.Queries
 }
 
-// The quality target: the wanted capability in the top 3 for at least 90% of the labelled
-// queries, none of which holds a word of its target's id or name.
+// The quality targets (SPEC 13, Quality), each wanted capability in the top 3 of the family:
+// queries.json, written against the catalog, for at least 90% of its queries; agent-queries.json
+// (issue 27), an agent's words over the real servers' tools, for at least 92% (not met: the
+// floors below are what the ranker reaches, so that a change that loses ground fails). No query
+// holds a word of its target's id or name.
 func TestSearchQuality(t *testing.T) {
 	t.Parallel()
 	docs := qualityFamily(t)
 	if len(docs) < 10000 {
 		t.Fatalf("family of %d, want at least 10,000", len(docs))
 	}
+	ix := search.Build(docs)
+	for _, set := range []struct {
+		file     string
+		min, pct int
+	}{
+		{"../testdata/search/queries.json", 30, 90},
+		// The target is 92% (issue 27); synonyms took it from 54.7% to 66.0%, and this floor
+		// keeps that: what is left is paraphrase, not vocabulary (docs/mcp.md, Quality).
+		{"../testdata/search/agent-queries.json", 40, 66},
+		// held out: written after the synonyms were made, measured once (docs/mcp.md)
+		{"../testdata/search/agent-queries-heldout.json", 20, 64},
+	} {
+		t.Run(filepath.Base(set.file), func(t *testing.T) {
+			qs := labelledQueries(t, set.file)
+			if len(qs) < set.min {
+				t.Fatalf("%d labelled queries, want at least %d", len(qs), set.min)
+			}
+			top3 := topThree(t, docs, ix, qs)
+			pct := float64(top3) * 100 / float64(len(qs))
+			t.Logf("top 3: %d of %d (%.1f%%)", top3, len(qs), pct)
+			if pct < float64(set.pct) {
+				t.Errorf("top 3 for %.1f%% of the labelled queries, want at least %d%%", pct, set.pct)
+			}
+		})
+	}
+}
+
+// topThree counts the queries whose target ranks in the top 3, logging the others.
+func topThree(t *testing.T, docs []search.Doc, ix *search.Index, qs []labelled) int {
 	pos := map[string]int{}
 	for i, d := range docs {
 		pos[d.ID] = i
-	}
-	ix := search.Build(docs)
-	qs := labelledQueries(t)
-	if len(qs) < 30 {
-		t.Fatalf("%d labelled queries, want at least 30", len(qs))
 	}
 	top3 := 0
 	for _, q := range qs {
@@ -101,11 +129,7 @@ func TestSearchQuality(t *testing.T) {
 		}
 		t.Logf("%q: %s at rank %d; top: %s", q.Query, q.Want, rank+1, strings.Join(got, ", "))
 	}
-	pct := float64(top3) * 100 / float64(len(qs))
-	t.Logf("top 3: %d of %d (%.1f%%)", top3, len(qs), pct)
-	if pct < 90 {
-		t.Errorf("top 3 for %.1f%% of the labelled queries, want at least 90%%", pct)
-	}
+	return top3
 }
 
 func sharedWords(query, id string) []string {

@@ -50,7 +50,8 @@ func loadRegistry(s *Settings) (home string, reg *policy.Registry, err error) {
 func newOperator(s Settings) (*operator, error) {
 	_, reg, err := loadRegistry(&s)
 	o := &operator{reg: reg, red: audit.NewRedactor(reg.Secrets()), lockPath: providers.LockPath(s.Getenv)}
-	o.e = &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg}, s: s}
+	// The operator's redactor is the turn's: an env_file read when a provider starts adds to it.
+	o.e = &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Redactor: o.red}, s: s}
 	if s.ManifestPath != "" {
 		if man, merr := policy.LoadManifest(s.ManifestPath, s.Cwd); merr == nil {
 			o.e.Manifest = man
@@ -152,6 +153,14 @@ func Lock(ctx context.Context, s Settings, ids []string, diff bool, stdout, stde
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: --lock: the configuration cannot be used: %v\n", err)
 		return 2
+	}
+	if !diff {
+		release, err := lock.Hold(o.lockPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "spear-shell: --lock: %v\n", err)
+			return 2
+		}
+		defer release()
 	}
 	lk := o.readLock()
 	var lf *lock.File

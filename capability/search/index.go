@@ -45,6 +45,9 @@ type Index struct {
 	norms   []float64 // per document, BM25's length normalisation, once a query needed it
 	scores  []float64 // a query's scores by document, all zero between queries
 	matched []int32   // the documents a query scored, kept for the next query's
+
+	wordScores []float64 // one query word's scores by document (its own or a synonym's), all zero between words
+	touched    []int32   // the documents wordScores holds, kept for the next word's
 }
 
 type posting struct {
@@ -174,8 +177,10 @@ func better(a, b Hit) int {
 	return int(a.Doc - b.Doc)
 }
 
-// score returns every document that holds any of words (a query's, as Words gives them) with
-// its BM25 score, in no particular order.
+// score returns every document that holds any of words (a query's, as Words gives them) or a
+// synonym of one, with its BM25 score, in no particular order. Each word counts once per
+// document: the better of its own match and its synonyms' (weighted below it), so that a word
+// with many synonyms does not outweigh one with few.
 func (ix *Index) score(words []string) []Hit {
 	words = slices.Compact(slices.Sorted(slices.Values(words)))
 	if ix.norms == nil {
@@ -184,24 +189,26 @@ func (ix *Index) score(words []string) []Hit {
 			ix.norms[d] = float64(k1 * (1 - b + b*l/ix.avgLen))
 		}
 		ix.scores = make([]float64, ix.n)
+		ix.wordScores = make([]float64, ix.n)
 	}
-	scores := ix.scores
+	scores, wordScores := ix.scores, ix.wordScores
 	matched := ix.matched[:0]
 	for _, w := range words {
-		t, ok := slices.BinarySearch(ix.terms, w)
-		if !ok {
-			continue
-		}
-		ps := ix.postings(t)
-		idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
-		for _, p := range ps {
-			tf := float64(p.tf)
-			s := idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])
-			if scores[p.doc] == 0 {
-				matched = append(matched, p.doc)
+		touched := ix.touched[:0]
+		ix.match(w, 1, &touched)
+		for _, syn := range synonyms(w) {
+			if _, isWord := slices.BinarySearch(words, syn); !isWord {
+				ix.match(syn, weightSynonym, &touched)
 			}
-			scores[p.doc] += s
 		}
+		for _, d := range touched {
+			if scores[d] == 0 {
+				matched = append(matched, d)
+			}
+			scores[d] += wordScores[d]
+			wordScores[d] = 0
+		}
+		ix.touched = touched
 	}
 	hits := make([]Hit, len(matched))
 	for i, d := range matched {
@@ -210,6 +217,28 @@ func (ix *Index) score(words []string) []Hit {
 	}
 	ix.matched = matched
 	return hits
+}
+
+// match raises each document's wordScores to term's BM25 score there times weight, if that is
+// more, appending the documents it scored first to touched. A synonym keeps its own idf: one
+// rarer than the word may outrank a common word's own match, as a rare word outranks a common
+// one in BM25 (measured: holding it to the word's idf put 3 fewer of the agent's queries in the
+// top 3).
+func (ix *Index) match(term string, weight float64, touched *[]int32) {
+	t, ok := slices.BinarySearch(ix.terms, term)
+	if !ok {
+		return
+	}
+	ps := ix.postings(t)
+	idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+	for _, p := range ps {
+		tf := float64(p.tf)
+		s := weight * idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])
+		if ix.wordScores[p.doc] == 0 {
+			*touched = append(*touched, p.doc)
+		}
+		ix.wordScores[p.doc] = max(ix.wordScores[p.doc], s)
+	}
 }
 
 // best returns the first k of hits in Rank's order, without sorting the rest.

@@ -112,7 +112,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, q := range []string{"file", "words", "x"} {
+		for _, q := range []string{"file", "words", "x", "picture erase"} { // the last by synonyms too
 			for _, h := range ix.Rank(q) {
 				if h.Doc < 0 || h.Doc >= ix.Len() {
 					t.Fatalf("hit %d outside %d documents", h.Doc, ix.Len())

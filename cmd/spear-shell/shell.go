@@ -37,6 +37,9 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 	if a.Own == "keeper" {
 		return runKeeper(a, stderr)
 	}
+	if a.Own == "import" {
+		return runImport(argv[0], a.OwnArgs, stderr)
+	}
 	self, manifest, rs, rsErr := fastpath.RealShell(a)
 	if self == "" {
 		fmt.Fprintf(stderr, "spear-shell: %v\n", rsErr)

@@ -34,7 +34,8 @@ type Args struct {
 	Params   []string // positional parameters
 	NoExec   bool     // -n: bash only reads
 	Terminal bool     // -i
-	Own      string   // "check", "context", "end-turn", "keeper", "lock", "spear-version", or ""
+	Own      string   // "check", "context", "end-turn", "import", "keeper", "lock", "spear-version", or ""
+	OwnArgs  []string // --import: everything after it
 	Diff     bool     // --lock --diff
 	IDs      []string // --lock's provider ids (its operands)
 	Manifest string   // --manifest FILE
@@ -66,6 +67,9 @@ func ParseArgs(args []string) Args {
 		case "--end-turn":
 			a.Own = "end-turn"
 			continue
+		case "--import": // the rest is the import's (docs/import.md)
+			a.Own, a.OwnArgs = "import", args[i+1:]
+			return a
 		case "--lock":
 			a.Own = "lock"
 			continue

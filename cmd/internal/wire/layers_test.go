@@ -17,7 +17,7 @@ var layers = map[string]int{
 	"interp": 1, "interp/sandbox": 1,
 	"interp/realshell": 2, "interp/envelope": 2,
 	"interp/session":       3,
-	"capability/providers": 2, "capability/keeper": 3, "capability": 4, "capability/mcpface": 5,
+	"capability/providers": 2, "capability/importer": 2, "capability/keeper": 3, "capability": 4, "capability/mcpface": 5,
 	"cmd/internal/wire": 6,
 	"testdata/testkit":  0, // the tests' shared fixtures: imported by tests alone
 }
