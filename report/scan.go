@@ -237,6 +237,7 @@ type record struct {
 	DurationMS float64  `json:"duration_ms"`
 	Args       string   `json:"args"`
 	ArgsCut    bool     `json:"args_truncated"`
+	Result     string   `json:"result"`
 	Phase      string   `json:"phase"`
 	Approval   string   `json:"approval"`
 	Sent       *bool    `json:"sent"`
