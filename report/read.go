@@ -185,7 +185,7 @@ func (r *Report) Close() { r.spool.close() }
 func (rd *reader) readFile(name string, in io.Reader) error {
 	lr := newLineReader(in)
 	for {
-		line, _, ok, err := lr.next()
+		line, ok, err := lr.next()
 		if err != nil {
 			return err
 		}
