@@ -120,6 +120,7 @@ type Row struct {
 	AuditID    string    `json:"id,omitempty"`
 	Approval   string    `json:"ap,omitempty"`
 	Args       string    `json:"a,omitempty"`
+	Result     string    `json:"r,omitempty"` // a call's result, as the outcome recorded it (page only)
 	Detail     string    `json:"x,omitempty"` // a reason, a search's words, an event's name
 }
 
@@ -184,7 +185,7 @@ func (r *Report) Close() { r.spool.close() }
 func (rd *reader) readFile(name string, in io.Reader) error {
 	lr := newLineReader(in)
 	for {
-		line, _, ok, err := lr.next()
+		line, ok, err := lr.next()
 		if err != nil {
 			return err
 		}
@@ -507,7 +508,7 @@ func (rd *reader) invoked(t *Turn, sl *slot, at string, rec *record, base Row) {
 			t.decide(code)
 			base.Kind, base.Decision, base.AuditID = "call", code, excerpt(id, 64)
 			base.DurationMS, base.HasOutcome = rec.DurationMS, true
-			base.Detail = "no intent"
+			base.Detail, base.Result = "no intent", excerpt(rec.Result, argsExcerpt)
 			rd.row(t, base)
 			return
 		}
@@ -515,7 +516,7 @@ func (rd *reader) invoked(t *Turn, sl *slot, at string, rec *record, base Row) {
 		delete(rd.pending, id)
 		row := p.row
 		row.Decision, row.DurationMS, row.HasOutcome = code, rec.DurationMS, true
-		row.Detail = excerpt(rec.Reason, textExcerpt)
+		row.Detail, row.Result = excerpt(rec.Reason, textExcerpt), excerpt(rec.Result, argsExcerpt)
 		rd.called(t, row)
 	}
 }
