@@ -128,7 +128,12 @@ func Load(s Settings, early func(*Turn)) *Turn {
 
 	ended := false
 	if t.PerTurn != nil {
-		_, ended, _ = t.PerTurn.Read(EndedFact)
+		var err error
+		// A mark that cannot be read (replaced by a link, a directory) never reads as "not
+		// ended": the turn then offers nothing, as when its state cannot be kept.
+		if _, ended, err = t.PerTurn.Read(EndedFact); err != nil && stErr == nil {
+			stErr = err
+		}
 	}
 	if early != nil && stErr == nil && t.Audit != nil && !ended {
 		early(t)
