@@ -65,7 +65,7 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	}()
 	w := bufio.NewWriter(conn)
 	answer := func(r response) bool {
-		line, err := encodeResponse(r)
+		line, err := encodeResponse(redacted(k.t.Redactor, r))
 		if err == nil {
 			w.Write(line)
 			err = w.Flush()
@@ -369,4 +369,29 @@ func (k *server) call(id string, kp *kept, req request) response {
 		return response{Err: toWire(err, c.StderrTail())} // stopped by finish
 	}
 	return response{Err: toWire(err, k.stopFaulty(c))}
+}
+
+// redacted is r without the values of env and env_file that the keeper started its servers
+// with (SPEC 7: the process that read them redacts what it passes on). The answering process
+// redacts with the values it reads itself, afresh: after an env_file is edited, only the
+// keeper still knows the value its running server holds.
+func redacted(red *audit.Redactor, r response) response {
+	if red.Empty() {
+		return r
+	}
+	r.Result = red.JSON(r.Result)
+	if r.Err != nil {
+		e := *r.Err
+		e.Msg, e.Tail = red.String(e.Msg), red.String(e.Tail)
+		if e.RPC != nil {
+			rpc := *e.RPC
+			rpc.Message = red.String(rpc.Message)
+			if rpc.Data != nil {
+				rpc.Data = red.JSON(rpc.Data)
+			}
+			e.RPC = &rpc
+		}
+		r.Err = &e
+	}
+	return r
 }
