@@ -120,6 +120,7 @@ type Row struct {
 	AuditID    string    `json:"id,omitempty"`
 	Approval   string    `json:"ap,omitempty"`
 	Args       string    `json:"a,omitempty"`
+	Result     string    `json:"r,omitempty"` // a call's result, as the outcome recorded it (page only)
 	Detail     string    `json:"x,omitempty"` // a reason, a search's words, an event's name
 }
 
@@ -185,7 +186,7 @@ func (rd *reader) readFile(name string, in io.Reader) error {
 	lr := newLineReader(in)
 	base := excerpt(filepath.Base(name), 200) // a file's name is shown too: cleaned once
 	for {
-		line, _, ok, err := lr.next()
+		line, ok, err := lr.next()
 		if err != nil {
 			return err
 		}
@@ -510,7 +511,7 @@ func (rd *reader) invoked(t *Turn, sl *slot, at string, rec *record, base Row) {
 			t.decide(code)
 			base.Kind, base.Decision, base.AuditID = "call", code, excerpt(id, 64)
 			base.DurationMS, base.HasOutcome = rec.DurationMS, true
-			base.Detail = "no intent"
+			base.Detail, base.Result = "no intent", excerpt(rec.Result, argsExcerpt)
 			rd.row(t, base)
 			return
 		}
@@ -518,7 +519,7 @@ func (rd *reader) invoked(t *Turn, sl *slot, at string, rec *record, base Row) {
 		delete(rd.pending, id)
 		row := p.row
 		row.Decision, row.DurationMS, row.HasOutcome = code, rec.DurationMS, true
-		row.Detail = excerpt(rec.Reason, textExcerpt)
+		row.Detail, row.Result = excerpt(rec.Reason, textExcerpt), excerpt(rec.Result, argsExcerpt)
 		rd.called(t, row)
 	}
 }

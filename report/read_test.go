@@ -61,7 +61,7 @@ func TestLineReader(t *testing.T) {
 	lr := newLineReader(strings.NewReader(in))
 	var got []string
 	for {
-		line, _, ok, err := lr.next()
+		line, ok, err := lr.next()
 		if err != nil {
 			t.Fatal(err)
 		}

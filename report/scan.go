@@ -20,7 +20,6 @@ type lineReader struct {
 	r    *bufio.Reader
 	buf  []byte
 	n    int64 // the number of the line last read, from 1
-	off  int64 // where the next line begins
 	long int64 // the length of the last line when it was longer than maxLine (then not held)
 }
 
@@ -28,20 +27,18 @@ func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
 }
 
-// next returns the next line (valid until the next call) and its start offset; ok is false
-// at the end of the input. A last line without a newline is a line. A line longer than
-// maxLine is returned as nil with l.long set.
-func (l *lineReader) next() (line []byte, start int64, ok bool, err error) {
+// next returns the next line (valid until the next call); ok is false at the end of the
+// input. A last line without a newline is a line. A line longer than maxLine is returned as
+// nil with l.long set.
+func (l *lineReader) next() (line []byte, ok bool, err error) {
 	l.buf, l.long = l.buf[:0], 0
-	start = l.off
 	total := 0
 	for {
 		frag, err := l.r.ReadSlice('\n')
 		total += len(frag)
 		if err == nil && total == len(frag) { // the whole line in the reader's buffer: no copy
 			l.n++
-			l.off += int64(total)
-			return frag[:len(frag)-1], start, true, nil
+			return frag[:len(frag)-1], true, nil
 		}
 		if total <= maxLine {
 			l.buf = append(l.buf, frag...)
@@ -50,18 +47,17 @@ func (l *lineReader) next() (line []byte, start int64, ok bool, err error) {
 			continue
 		}
 		if err != nil && err != io.EOF {
-			return nil, start, false, err
+			return nil, false, err
 		}
 		if total == 0 {
-			return nil, start, false, nil
+			return nil, false, nil
 		}
 		l.n++
-		l.off += int64(total)
 		if total > maxLine {
 			l.long = int64(total)
-			return nil, start, true, nil
+			return nil, true, nil
 		}
-		return bytes.TrimSuffix(l.buf, []byte{'\n'}), start, true, nil
+		return bytes.TrimSuffix(l.buf, []byte{'\n'}), true, nil
 	}
 }
 
@@ -237,6 +233,7 @@ type record struct {
 	DurationMS float64  `json:"duration_ms"`
 	Args       string   `json:"args"`
 	ArgsCut    bool     `json:"args_truncated"`
+	Result     string   `json:"result"`
 	Phase      string   `json:"phase"`
 	Approval   string   `json:"approval"`
 	Sent       *bool    `json:"sent"`
