@@ -141,3 +141,32 @@ func TestAttackImportHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// attack (SPEC 15): a settings file that says one server twice (JSON's repeated member, TOML's
+// repeated table or a table after dotted keys) is either refused (exit 2, nothing written) or
+// read as the terminal itself reads it (JSON: the last member); never a mix, and never the
+// first where the terminal runs the last.
+func TestAttackImportRepeatedServer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ terminal, name, text string }{
+		{"claude-code", "a.json", `{"mcpServers": {"a": {"command": "first"}, "a": {"command": "srv", "args": ["last"]}}}`},
+		{"gemini", "b.json", `{"mcpServers": {"a": {"command": "first"}, "a": {"command": "srv", "args": ["last"]}}}`},
+		{"codex", "c.toml", "[mcp_servers.a]\ncommand = \"first\"\n[mcp_servers.a]\ncommand = \"srv\"\nargs = [\"last\"]\n"},
+		{"codex", "d.toml", "mcp_servers.a.command = \"first\"\n[mcp_servers.a]\ncommand = \"srv\"\nargs = [\"last\"]\n"},
+		{"codex", "e.toml", "[mcp_servers]\na = { command = \"first\" }\n[mcp_servers.a]\nargs = [\"last\"]\n"},
+	} {
+		dir, getenv := importEnv(t)
+		write(t, filepath.Join(dir, "bin", "srv"), "#!/bin/sh\n", 0o755)
+		write(t, filepath.Join(dir, "bin", "first"), "#!/bin/sh\n", 0o755)
+		settings := filepath.Join(dir, "home", tc.name)
+		write(t, settings, tc.text, 0o600)
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), []string{tc.terminal, settings}, getenv, nil, &out, &errb)
+		if code == 2 {
+			continue
+		}
+		if strings.Contains(out.String(), "bin/first") || !strings.Contains(out.String(), `"last"`) || strings.Count(out.String(), `"id"`) != 1 {
+			t.Errorf("%s %s: exit %d, not what the terminal runs:\n%s%s", tc.terminal, tc.name, code, out.String(), errb.String())
+		}
+	}
+}
