@@ -51,7 +51,12 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	reqs, calls, stop := provlink.Requests(conn)
 	defer stop()
 	answerer := provlink.NewAnswerer(conn)
-	answer := func(r provlink.Response) bool { return answerer.Answer(redacted(k.t.Redactor, r)) }
+	answer := func(r provlink.Response) bool {
+		if k.t.EnvFileChanged() {
+			r = redacted(k.t.Redactor, r)
+		}
+		return answerer.Answer(r)
+	}
 	refuse := func(msg string) { answer(provlink.Response{Err: &provlink.WireError{Msg: msg, Keeper: true}}) }
 
 	hello, ok := <-reqs
@@ -284,8 +289,10 @@ func (k *server) call(id string, kp *kept, req provlink.Request) provlink.Respon
 
 // redacted is r without the values of env and env_file that the keeper started its servers
 // with (SPEC 7: the process that read them redacts what it passes on). The answering process
-// redacts with the values it reads itself, afresh: after an env_file is edited, only the
-// keeper still knows the value its running server holds.
+// redacts with the values it reads itself, afresh, so this is needed, and done, only once an
+// env_file has been edited since a server was started with it: only the keeper still knows
+// the value that server holds. (Done always, a result's recorded size would differ from a
+// cold answer's.)
 func redacted(red *audit.Redactor, r provlink.Response) provlink.Response {
 	if red.Empty() {
 		return r

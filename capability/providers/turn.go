@@ -80,6 +80,8 @@ type Turn struct {
 
 	Lock *Lock // the operator's lock (lock.go)
 
+	envFiles envStamps // the env_files servers were started with, as they were (envstamp.go)
+
 	scopePin string // the turn's pinned workspace and project (scope.go), once known
 
 	pins        map[string]string   // capability id -> pinned hash, once read whole (pins.go)
