@@ -70,6 +70,13 @@ func (r *Redactor) Add(secrets ...string) {
 	r.set.Store(newSecretSet(append(all, secrets...)))
 }
 
+// AddFrom makes r redact every secret o redacts, too (o nil: nothing).
+func (r *Redactor) AddFrom(o *Redactor) {
+	if set := o.load(); set != nil {
+		r.Add(set.given...)
+	}
+}
+
 func newSecretSet(secrets []string) *secretSet {
 	r := &secretSet{}
 	seen := map[string]bool{}
