@@ -12,7 +12,7 @@ import (
 // Decode reads the terms table and leaves the postings as bytes, decoded only for the terms a
 // query holds.
 
-const magic = "spear-search 2\n"
+const magic = "spear-search 1\n"
 
 // Encode returns the index as bytes for Decode.
 func (ix *Index) Encode() []byte {

@@ -48,6 +48,10 @@ type Index struct {
 
 	wordScores []float64 // one query word's scores by document (its own or a synonym's), all zero between words
 	touched    []int32   // the documents wordScores holds, kept for the next word's
+
+	relRefs []relatedRef // a query word's related terms of the index
+	relTF   []float32    // a query word's related term's frequency by document, all zero between words
+	relDocs []int32      // the documents relTF holds
 }
 
 type posting struct {
@@ -55,17 +59,14 @@ type posting struct {
 	tf  float32
 }
 
-// Frequencies are kept in twentieths: the field weights are whole numbers and the related words'
-// weights multiples of 0.05, so nothing is lost but a sum's rounding.
-const tfScale = 20
+// Frequencies are kept in quarters: the field weights are whole numbers, so nothing is lost.
+const tfScale = 4
 
 // Build indexes docs (in the family's order).
 func Build(docs []Doc) *Index {
 	ix := &Index{n: len(docs), lens: make([]float32, len(docs))}
 	postings := map[string][]posting{}
 	tf := map[string]float32{}
-	exp := map[string]float32{}
-	rel := map[string]relatedWords{}
 	stems := map[string]string{}
 	var words []string
 	var total float64
@@ -86,7 +87,6 @@ func Build(docs []Doc) *Index {
 		for _, a := range d.Args {
 			add(a, weightArg)
 		}
-		expand(tf, exp, rel)
 		for w, f := range tf {
 			postings[w] = append(postings[w], posting{int32(i), f})
 		}
@@ -106,7 +106,7 @@ func Build(docs []Doc) *Index {
 		last := int32(0)
 		for _, p := range postings[w] { // documents were visited in order: already sorted
 			ix.posts = binary.AppendUvarint(ix.posts, uint64(p.doc-last))
-			ix.posts = binary.AppendUvarint(ix.posts, uint64(math.Round(float64(p.tf*tfScale))))
+			ix.posts = binary.AppendUvarint(ix.posts, uint64(p.tf*tfScale))
 			last = p.doc
 		}
 	}
@@ -181,11 +181,10 @@ func better(a, b Hit) int {
 	return int(a.Doc - b.Doc)
 }
 
-// score returns every document that holds any of words (a query's, as Words gives them), a
-// synonym of one, or one as a word related to its own (related.go), with its BM25 score, in no
-// particular order. Each word counts once per document: the best of its own match, its related
-// term's and its synonyms' (each weighted below it), so that a word with many synonyms does not
-// outweigh one with few.
+// score returns every document that holds any of words (a query's, as Words gives them) or a
+// synonym of one, with its BM25 score, in no particular order. Each word counts once per
+// document: the better of its own match and its synonyms' (weighted below it), so that a word
+// with many synonyms does not outweigh one with few.
 func (ix *Index) score(words []string) []Hit {
 	words = slices.Compact(slices.Sorted(slices.Values(words)))
 	if ix.norms == nil {
@@ -201,12 +200,7 @@ func (ix *Index) score(words []string) []Hit {
 	for _, w := range words {
 		touched := ix.touched[:0]
 		ix.match(w, 1, &touched)
-		// the words related to a document's: their weight is in their frequency. Their idf is
-		// their own, as a synonym's is (measured: held to the word's own idf, or to that of
-		// the word and its related term together, it put 3 fewer of the agent's queries in the
-		// top 3: "erase", which 1,000 of the catalog's tools say, no longer found the real
-		// servers' delete tools)
-		ix.match(relatedPrefix+w, 1, &touched)
+		ix.matchRelated(w, &touched)
 		for _, syn := range synonyms(w) {
 			if _, isWord := slices.BinarySearch(words, syn); !isWord {
 				ix.match(syn, weightSynonym, &touched)

@@ -2,17 +2,19 @@ package search
 
 import (
 	_ "embed"
+	"math"
+	"slices"
 	"strings"
 )
 
 // A word matches itself (its stem) and, weighted below, the words related to it (SPEC 2.6), so
 // that an agent's word for a thing finds the tool's word for it. Both directions are bridged:
-//   - at index time, each of a document's words adds its related words to the document as terms
-//     of their own (relatedPrefix), weighted below the word: a tool that says "monitor" is found,
-//     faintly, by "surveillance" and "eye" (WordNet defines monitor as "keep tabs on; keep an eye
-//     on; keep under surveillance");
-//   - at query time, a query's word matches its close words (synonyms, derived forms) at
-//     weightSynonym: "picture" finds "image", "erase" "delete", "folder" "directory".
+//   - a query's word matches its close words (synonyms, derived forms) at weightSynonym:
+//     "picture" finds "image", "erase" "delete", "folder" "directory";
+//   - a document's words stand, faintly, for the words related to them: a tool whose name says
+//     "monitor" is found by "surveillance" and "eye" (WordNet defines monitor as "keep tabs on;
+//     keep an eye on; keep under surveillance"), as if the document said them (its related
+//     term, see relatedTerm), weighted weightClose and weightLoose.
 //
 // The related words are WordNet 3.0's, reduced to related.txt (related_gen_test.go; docs/mcp.md
 // says where they came from, how they were measured and the licence, WORDNET-LICENSE).
@@ -29,20 +31,20 @@ var relatedTable string
 
 // The weights of a related word's match, against the word's own (1).
 const (
-	weightSynonym = 0.4  // a query word's close word, matched at query time
-	weightClose   = 0.4  // a document word's close word, added at index time
-	weightLoose   = 0.15 // a document word's loose word, added at index time
+	weightSynonym = 0.4  // a query word's close word
+	weightClose   = 0.4  // a document word's close word
+	weightLoose   = 0.15 // a document word's loose word
 )
 
-// relatedPrefix marks an index term as a word related to the document's words, not one it says:
-// kept apart, it has a document frequency of its own and leaves the own word's as it was
-// (measured: mixed into the own word's postings, the added words' frequency lowered every own
-// word's idf and lost 11 of the agent's queries). A query's words never hold it.
-const relatedPrefix = "~"
+// relatedMinTF is the least weighted frequency of a document's word that stands for its related
+// words: a word of its id, name or arguments, or one its description repeats. Measured: every
+// word of the descriptions too put one fewer of the agent's queries and one fewer of the held-out
+// ones in the top 3 (a description's passing words bring their definitions' noise).
+const relatedMinTF = weightArg
 
 // related returns the stems the table links stem to, by binary search over the table's lines:
 // nothing is read or built at start.
-func related(stem string) (close, loose []string) {
+func related(stem string) (close, loose, syn []string) {
 	t := relatedTable
 	lo, hi := 0, len(t)
 	for lo < hi {
@@ -52,50 +54,84 @@ func related(stem string) (close, loose []string) {
 		key, rest, _ := strings.Cut(t[start:end], " ")
 		switch {
 		case key == stem:
-			c, l, _ := strings.Cut(rest, "|")
-			return strings.Fields(c), strings.Fields(l)
+			c, rest, _ := strings.Cut(rest, "|")
+			l, syn, _ := strings.Cut(rest, "|")
+			return strings.Fields(c), strings.Fields(l), strings.Fields(syn)
 		case key < stem:
 			lo = end + 1
 		default:
 			hi = start
 		}
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // synonyms returns stem's close words.
 func synonyms(stem string) []string {
-	close, _ := related(stem)
-	return close
+	_, _, syn := related(stem)
+	return syn
 }
 
-type relatedWords struct{ close, loose []string }
+// relatedRef is a term of the index that stands for a word, with the weight of the relation.
+type relatedRef struct {
+	term   int32
+	weight float32
+}
 
-// expand adds to a document's weighted term frequencies tf (its own words) the words related to
-// them, as relatedPrefix terms, each the sum over the document's words that lead to it of the
-// word's frequency (at most a name's weight) times the relation's weight. rel remembers each
-// word's related words across the family's documents; exp is scratch space.
-func expand(tf, exp map[string]float32, rel map[string]relatedWords) {
-	clear(exp)
-	for w, f := range tf {
-		r, ok := rel[w]
-		if !ok {
-			r.close, r.loose = related(w)
-			rel[w] = r
-		}
-		f = min(f, weightName)
-		for _, x := range r.close {
-			if _, own := tf[x]; !own {
-				exp[x] += f * weightClose
-			}
-		}
-		for _, x := range r.loose {
-			if _, own := tf[x]; !own {
-				exp[x] += f * weightLoose
+// matchRelated raises each document's wordScores to word's related term's BM25 score there, if
+// that is more: the related term of a document is in it with the sum over the document's words
+// related to word (those of relatedMinTF or more) of the word's frequency (at most a name's
+// weight) times the relation's weight, and has its own document frequency (the documents that
+// hold it). A document that says word itself scores it by its own match.
+func (ix *Index) matchRelated(word string, touched *[]int32) {
+	close, loose, _ := related(word)
+	refs := ix.relRefs[:0]
+	for tier, ws := range [2][]string{close, loose} {
+		for _, w := range ws {
+			if t, ok := slices.BinarySearch(ix.terms, w); ok {
+				refs = append(refs, relatedRef{int32(t), [2]float32{weightClose, weightLoose}[tier]})
 			}
 		}
 	}
-	for x, v := range exp {
-		tf[relatedPrefix+x] = v
+	ix.relRefs = refs
+	if len(refs) == 0 {
+		return
+	}
+	if ix.relTF == nil {
+		ix.relTF = make([]float32, ix.n)
+	}
+	docs := ix.relDocs[:0]
+	defer func() { ix.relDocs = docs[:0] }()
+	if t, ok := slices.BinarySearch(ix.terms, word); ok {
+		for _, p := range ix.postings(t) {
+			ix.relTF[p.doc] = -1 // says the word: scored by its own match
+			docs = append(docs, p.doc)
+		}
+	}
+	says := len(docs)
+	for _, r := range refs {
+		for _, p := range ix.postings(int(r.term)) {
+			if p.tf < relatedMinTF || ix.relTF[p.doc] < 0 {
+				continue
+			}
+			if ix.relTF[p.doc] == 0 {
+				docs = append(docs, p.doc)
+			}
+			ix.relTF[p.doc] += min(p.tf, weightName) * r.weight
+		}
+	}
+	for _, d := range docs[:says] {
+		ix.relTF[d] = 0
+	}
+	holders := docs[says:]
+	idf := math.Log(1 + (float64(ix.n)-float64(len(holders))+0.5)/(float64(len(holders))+0.5))
+	for _, d := range holders {
+		tf := float64(ix.relTF[d])
+		ix.relTF[d] = 0
+		s := idf * tf * (k1 + 1) / (tf + ix.norms[d])
+		if ix.wordScores[d] == 0 {
+			*touched = append(*touched, d)
+		}
+		ix.wordScores[d] = max(ix.wordScores[d], s)
 	}
 }

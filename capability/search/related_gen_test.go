@@ -3,7 +3,7 @@ package search
 // The related-words table's generator: it reduces WordNet 3.0 (Debian's wordnet-base,
 // /usr/share/wordnet) and the hand-written software vocabulary of testdata/software.txt to
 // related.txt, one line per stem, "stem close... | loose...", sorted, every word folded by Words
-// as queries are. `go generate` (or this test with -update-related) writes it; without the flag,
+// as queries are: the words of which the stem is a close or a loose word. `go generate` (or this test with -update-related) writes it; without the flag,
 // where WordNet is installed, the test checks that the committed table is what it gives.
 //
 // A word (a single-word lemma of any part of speech) takes its first senses only (WordNet's index
@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -210,16 +211,19 @@ func generateRelated(dir, hand string, senses int) ([]byte, error) {
 	if err := readHand(close, hand); err != nil {
 		return nil, err
 	}
+	// The table is kept the other way round, by the related word: a query's word finds in one
+	// look-up the words whose related words hold it (the words of the family a query reaches).
+	// A query's word's synonyms are its own close words, the third field.
+	synonymsOf := close
+	close, loose = close.inverse(), loose.inverse()
 	keys := make([]string, 0, len(close)+len(loose))
-	for k := range close {
-		keys = append(keys, k)
-	}
-	for k := range loose {
-		if close[k] == nil {
+	for _, t := range []table{close, loose, synonymsOf} {
+		for k := range t {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
+	keys = slices.Compact(keys)
 	var b bytes.Buffer
 	for _, k := range keys {
 		var c, l []string
@@ -239,6 +243,10 @@ func generateRelated(dir, hand string, senses int) ([]byte, error) {
 		}
 		b.WriteString(" |")
 		for _, w := range l {
+			b.WriteString(" " + w)
+		}
+		b.WriteString(" |")
+		for _, w := range slices.Sorted(maps.Keys(synonymsOf[k])) {
 			b.WriteString(" " + w)
 		}
 		b.WriteString("\n")
@@ -263,6 +271,17 @@ func (t table) link(a, b string) {
 		t[a] = map[string]bool{}
 	}
 	t[a][b] = true
+}
+
+// inverse links b to a wherever t links a to b.
+func (t table) inverse() table {
+	inv := table{}
+	for a, bs := range t {
+		for b := range bs {
+			inv.link(b, a)
+		}
+	}
+	return inv
 }
 
 // stemOf is w's one index term, or "" when w is not one word (a stop word, several parts).

@@ -18,22 +18,27 @@ func TestRelatedTable(t *testing.T) {
 	prev := ""
 	for i, l := range lines {
 		f := strings.Fields(l)
-		bar := slices.Index(f, "|")
-		if len(f) < 3 || bar < 1 || slices.Contains(f[bar+1:], "|") || strings.Join(f, " ") != l {
-			t.Fatalf("line %d %q: want a key, its close words, | and its loose words, one space apart", i+1, l)
+		var bars []int
+		for k, w := range f {
+			if w == "|" {
+				bars = append(bars, k)
+			}
+		}
+		if len(f) < 4 || len(bars) != 2 || bars[0] < 1 || strings.Join(f, " ") != l {
+			t.Fatalf("line %d %q: want a key, the words it is close to, |, those it is loosely related to, |, its synonyms, one space apart", i+1, l)
 		}
 		if f[0] <= prev {
 			t.Fatalf("line %d: key %q after %q", i+1, f[0], prev)
 		}
 		prev = f[0]
-		close, loose := f[1:bar], f[bar+1:]
-		if slices.Contains(close, f[0]) || slices.Contains(loose, f[0]) || slices.ContainsFunc(loose, func(w string) bool { return slices.Contains(close, w) }) {
-			t.Fatalf("line %d %q: the key or a close word is among the related words again", i+1, l)
+		close, loose, syn := f[1:bars[0]], f[bars[0]+1:bars[1]], f[bars[1]+1:]
+		if len(close)+len(loose)+len(syn) == 0 || slices.Contains(f[1:], f[0]) || slices.ContainsFunc(loose, func(w string) bool { return slices.Contains(close, w) }) {
+			t.Fatalf("line %d %q: no word, the key again, or a close word among the loose ones", i+1, l)
 		}
 		if i%97 == 0 || i == len(lines)-1 { // every key is found; a sample keeps this quick
-			c, lo := related(f[0])
-			if !slices.Equal(c, close) || !slices.Equal(lo, loose) || !slices.Equal(synonyms(f[0]), close) {
-				t.Fatalf("related(%q) = %q, %q, want %q, %q", f[0], c, lo, close, loose)
+			c, lo, sy := related(f[0])
+			if !slices.Equal(c, close) || !slices.Equal(lo, loose) || !slices.Equal(sy, syn) || !slices.Equal(synonyms(f[0]), syn) {
+				t.Fatalf("related(%q) = %q, %q, %q, want %q, %q, %q", f[0], c, lo, sy, close, loose, syn)
 			}
 		}
 	}
@@ -94,13 +99,13 @@ func TestRankSynonyms(t *testing.T) {
 	// many documents saying "erase" as saying only "delete" (so that neither is the rarer), the
 	// one that says the word outranks the one that says its synonym.
 	both := Build([]Doc{
-		{ID: "q/w", Name: "w", Description: "delete"},
+		{ID: "q/w", Name: "w", Description: "delete delete"},
 		{ID: "q/x", Name: "x", Description: "erase delete"},
 		{ID: "q/y", Name: "y", Description: "erase erase"},
 		{ID: "q/z", Name: "z", Description: "delete delete"},
 	})
-	if got := both.Rank("erase"); len(got) != 4 || got[0].Doc != 2 || got[1].Doc != 1 || got[2].Doc != 3 || got[1].Score >= got[0].Score || got[2].Score >= got[1].Score {
-		t.Errorf("Rank(erase) over delete, erase+delete, erase+erase, delete+delete = %v, want y, x, z, w", got)
+	if got := both.Rank("erase"); len(got) != 4 || got[0].Doc != 2 || got[1].Doc != 1 || got[2].Doc != 0 || got[3].Doc != 3 || got[1].Score >= got[0].Score || got[2].Score >= got[1].Score {
+		t.Errorf("Rank(erase) over delete+delete, erase+delete, erase+erase, delete+delete = %v, want y, x, w, z", got)
 	}
 }
 
@@ -108,7 +113,7 @@ func TestRankSynonyms(t *testing.T) {
 // "monitor" is found by an agent's "keep an eye on" (WordNet: "keep tabs on; keep an eye on;
 // keep under surveillance"), one that says "paper" by "essay", and a tool that says the query's
 // word itself still comes first.
-func TestRankRelatedAtIndexTime(t *testing.T) {
+func TestRankRelated(t *testing.T) {
 	t.Parallel()
 	docs := []Doc{
 		{ID: "a/create_alert", Name: "create_alert", Description: "Creates an alert."},
@@ -128,9 +133,5 @@ func TestRankRelatedAtIndexTime(t *testing.T) {
 		if got := ids(docs, ix.Rank(tt.query)); !slices.Equal(got, tt.want) {
 			t.Errorf("Rank(%q) = %q, want %q", tt.query, got, tt.want)
 		}
-	}
-	// no query word holds relatedPrefix: the related terms are reached only through a word
-	if got := ix.Rank(relatedPrefix + "eye"); !slices.Equal(ids(docs, got), ids(docs, ix.Rank("eye"))) {
-		t.Errorf("Rank(%q) = %v, want what eye gives", relatedPrefix+"eye", got)
 	}
 }
