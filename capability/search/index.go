@@ -49,9 +49,8 @@ type Index struct {
 	wordScores []float64 // one query word's scores by document (its own or a synonym's), all zero between words
 	touched    []int32   // the documents wordScores holds, kept for the next word's
 
-	relRefs []relatedRef // a query word's related terms of the index
-	relTF   []float32    // a query word's related term's frequency by document, all zero between words
-	relDocs []int32      // the documents relTF holds
+	related map[string][]posting // by query word, its related term's postings (related.go), once a query needed them
+	relTF   []float32            // scratch space of relatedPostings, all zero between words
 }
 
 type posting struct {

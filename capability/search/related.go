@@ -72,66 +72,69 @@ func synonyms(stem string) []string {
 	return syn
 }
 
-// relatedRef is a term of the index that stands for a word, with the weight of the relation.
-type relatedRef struct {
-	term   int32
-	weight float32
+// matchRelated raises each document's wordScores to word's related term's BM25 score there, if
+// that is more. The related term of a document is in it with the sum over the document's words
+// related to word (those of relatedMinTF or more) of the word's frequency (at most a name's
+// weight) times the relation's weight; its idf is its own (the documents that hold it). A
+// document that says word itself does not hold it: it scores word by its own match.
+func (ix *Index) matchRelated(word string, touched *[]int32) {
+	ps := ix.relatedPostings(word)
+	idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+	for _, p := range ps {
+		tf := float64(p.tf)
+		s := idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])
+		if ix.wordScores[p.doc] == 0 {
+			*touched = append(*touched, p.doc)
+		}
+		ix.wordScores[p.doc] = max(ix.wordScores[p.doc], s)
+	}
 }
 
-// matchRelated raises each document's wordScores to word's related term's BM25 score there, if
-// that is more: the related term of a document is in it with the sum over the document's words
-// related to word (those of relatedMinTF or more) of the word's frequency (at most a name's
-// weight) times the relation's weight, and has its own document frequency (the documents that
-// hold it). A document that says word itself scores it by its own match.
-func (ix *Index) matchRelated(word string, touched *[]int32) {
-	close, loose, _ := related(word)
-	refs := ix.relRefs[:0]
-	for tier, ws := range [2][]string{close, loose} {
-		for _, w := range ws {
-			if t, ok := slices.BinarySearch(ix.terms, w); ok {
-				refs = append(refs, relatedRef{int32(t), [2]float32{weightClose, weightLoose}[tier]})
-			}
-		}
-	}
-	ix.relRefs = refs
-	if len(refs) == 0 {
-		return
+// relatedPostings returns word's related term's postings, in no particular order: made from the
+// postings of the index's words related to word when a query first needs them, and kept as the
+// decoded postings are (a long-lived turn searches the same index many times).
+func (ix *Index) relatedPostings(word string) []posting {
+	if ps, ok := ix.related[word]; ok {
+		return ps
 	}
 	if ix.relTF == nil {
 		ix.relTF = make([]float32, ix.n)
+		ix.related = map[string][]posting{}
 	}
-	docs := ix.relDocs[:0]
-	defer func() { ix.relDocs = docs[:0] }()
+	close, loose, _ := related(word)
+	var docs []int32
 	if t, ok := slices.BinarySearch(ix.terms, word); ok {
 		for _, p := range ix.postings(t) {
-			ix.relTF[p.doc] = -1 // says the word: scored by its own match
+			ix.relTF[p.doc] = -1 // says the word
 			docs = append(docs, p.doc)
 		}
 	}
 	says := len(docs)
-	for _, r := range refs {
-		for _, p := range ix.postings(int(r.term)) {
-			if p.tf < relatedMinTF || ix.relTF[p.doc] < 0 {
+	for tier, ws := range [2][]string{close, loose} {
+		weight := [2]float32{weightClose, weightLoose}[tier]
+		for _, w := range ws {
+			t, ok := slices.BinarySearch(ix.terms, w)
+			if !ok {
 				continue
 			}
-			if ix.relTF[p.doc] == 0 {
-				docs = append(docs, p.doc)
+			for _, p := range ix.postings(t) {
+				if p.tf < relatedMinTF || ix.relTF[p.doc] < 0 {
+					continue
+				}
+				if ix.relTF[p.doc] == 0 {
+					docs = append(docs, p.doc)
+				}
+				ix.relTF[p.doc] += min(p.tf, weightName) * weight
 			}
-			ix.relTF[p.doc] += min(p.tf, weightName) * r.weight
 		}
 	}
-	for _, d := range docs[:says] {
-		ix.relTF[d] = 0
-	}
-	holders := docs[says:]
-	idf := math.Log(1 + (float64(ix.n)-float64(len(holders))+0.5)/(float64(len(holders))+0.5))
-	for _, d := range holders {
-		tf := float64(ix.relTF[d])
-		ix.relTF[d] = 0
-		s := idf * tf * (k1 + 1) / (tf + ix.norms[d])
-		if ix.wordScores[d] == 0 {
-			*touched = append(*touched, d)
+	ps := make([]posting, 0, len(docs)-says)
+	for i, d := range docs {
+		if i >= says {
+			ps = append(ps, posting{d, ix.relTF[d]})
 		}
-		ix.wordScores[d] = max(ix.wordScores[d], s)
+		ix.relTF[d] = 0
 	}
+	ix.related[word] = ps
+	return ps
 }
