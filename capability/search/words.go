@@ -2,7 +2,7 @@
 // each capability's id, tool name (split at `_`, `-`, `.` and case changes), description and
 // argument names, built once per turn state and kept as bytes that a later process reads
 // without building it again. Any word may match, and so may its synonyms, weighted below it
-// (synonyms.go); ties are broken by the family's order (the
+// (related.go); ties are broken by the family's order (the
 // ids, sorted), so a page and its cursor are stable for the turn. docs/mcp.md says why this
 // index and not a library's.
 //
