@@ -34,6 +34,9 @@ const (
 	FieldArgs        = "args"
 	FieldResult      = "result"
 	FieldResultBytes = "result_bytes"
+	// The broker's own records (SPEC 14) carry these in place of turn and session.
+	FieldBroker   = "broker"
+	FieldShareKey = "share_key"
 
 	// Written as true when the value was cut to MaxValueBytes.
 	FieldArgsTruncated   = "args_truncated"
@@ -63,6 +66,14 @@ const (
 	EventSearched              = "capability_searched"
 	EventPreflighted           = "capability_preflighted"
 	EventPromptSkipped         = "prompt_skipped"
+	EventBrokerUnavailable     = "broker_unavailable"
+
+	// The broker's own records (SPEC 14), in broker.audit.
+	EventBrokerStarted     = "broker_started"
+	EventBrokerEnded       = "broker_ended"
+	EventProviderStarted   = "provider_started"
+	EventProviderRestarted = "provider_restarted"
+	EventProviderFlapping  = "provider_flapping"
 )
 
 // MaxValueBytes bounds each string written: args, result, the stderr tail,
@@ -89,6 +100,9 @@ type Event struct {
 	// ResultBytes is the original size of the result; when it is 0 and Result
 	// is set, len(Result) is written.
 	ResultBytes int
+	// ShareKey is the share key of a broker record's upstream (the project, "" for share all):
+	// written, even empty, on every record of a broker logger (OpenBroker), never otherwise.
+	ShareKey string
 	// Fields are event-specific extras (e.g. "providers", "family",
 	// "isolated"), written in key order; every string in them is redacted and
 	// bounded. A key may not name a standard field.
@@ -101,6 +115,7 @@ type Logger struct {
 	path          string
 	turn, session string
 	face          string // SetFace
+	broker        bool   // OpenBroker: "broker": true in place of turn and session
 	red           *Redactor
 	now           func() time.Time
 }
@@ -122,6 +137,16 @@ func Open(path, turn, session string, red *Redactor) (*Logger, error) {
 		red:     red,
 		now:     time.Now,
 	}, nil
+}
+
+// OpenBroker is Open for the broker's own records (SPEC 14): they carry "broker": true, and the
+// upstream's provider and share key, in place of turn and session.
+func OpenBroker(path string, red *Redactor) (*Logger, error) {
+	l, err := Open(path, "", "", red)
+	if l != nil {
+		l.broker = true
+	}
+	return l, err
 }
 
 // Path is the audit file's path.

@@ -21,7 +21,7 @@ var reserved = map[string]bool{
 	FieldProvider: true, FieldCapability: true, FieldClass: true, FieldMode: true,
 	FieldCode: true, FieldReason: true, FieldAuditID: true, FieldDurationMS: true,
 	FieldStage: true, FieldStderrTail: true, FieldArgsSHA256: true, FieldArgs: true,
-	FieldResult: true, FieldResultBytes: true,
+	FieldResult: true, FieldResultBytes: true, FieldBroker: true, FieldShareKey: true,
 	FieldArgsTruncated: true, FieldResultTruncated: true, FieldStderrTruncated: true,
 	zerolog.MessageFieldName: true, zerolog.LevelFieldName: true,
 }
@@ -39,8 +39,12 @@ func (l *Logger) record(e Event, now time.Time) ([]byte, error) {
 	var ts [40]byte
 	ev.Str(FieldTime, string(now.UTC().AppendFormat(ts[:0], time.RFC3339Nano)))
 	ev.Str(FieldEvent, bounded(red.String(e.Name)))
-	ev.Str(FieldTurn, bounded(l.turn))
-	ev.Str(FieldSession, bounded(l.session))
+	if l.broker {
+		ev.Bool(FieldBroker, true)
+	} else {
+		ev.Str(FieldTurn, bounded(l.turn))
+		ev.Str(FieldSession, bounded(l.session))
+	}
 	if l.face != "" {
 		ev.Str(FieldFace, l.face)
 	}
@@ -52,6 +56,9 @@ func (l *Logger) record(e Event, now time.Time) ([]byte, error) {
 		if f.v != "" {
 			ev.Str(f.k, bounded(red.String(f.v)))
 		}
+	}
+	if l.broker && (e.Provider != "" || e.ShareKey != "") {
+		ev.Str(FieldShareKey, bounded(red.String(e.ShareKey)))
 	}
 	if e.StderrTail != "" {
 		tail, cut := tailUTF8(red.String(e.StderrTail), MaxValueBytes)

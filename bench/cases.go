@@ -44,6 +44,7 @@ var cases = []benchCase{
 	{"face-invoke", caseFaceInvoke},
 	{"face-start", caseFaceStart},
 	{"report", caseReport},
+	{"broker", caseBroker},
 }
 
 // timed returns a side that runs s (made afresh by mk, outside the timing) and checks its

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 )
@@ -61,6 +64,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 	lo := &operator{reg: reg, e: e, lockPath: providers.LockPath(s.Getenv), roots: operatorRoots(s, reg, e.Manifest)}
 	lk, lockOK := lo.checkLock(&out)
 	ok = ok && lockOK
+	bw, bst, berr := broker.Status(s.Getenv)
 	var wg sync.WaitGroup
 	for i := range reg.Providers {
 		p := &reg.Providers[i]
@@ -70,18 +74,25 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := startAndList(ctx, e, &prov{cfg: p}, false)
-			if r.client != nil {
-				defer r.client.Close()
+			// A shared entry is reached through the broker under each share key it runs for.
+			keys := checkKeys(reg, p, bst)
+			for j := len(keys) - 1; j >= 0; j-- { // the first key's result is the one shown
+				r := startAndList(ctx, e, &prov{cfg: p, shareKey: keys[j]}, false)
+				if r.client != nil {
+					r.client.Close()
+				}
+				if r.err != nil {
+					results[i].err = r.err
+					return
+				}
+				results[i].tools, results[i].reject, results[i].listed = r.kept, r.rejected, r.tools // judged for a full offer (readOnly false)
 			}
-			if r.err != nil {
-				results[i].err = r.err
-				return
-			}
-			results[i].tools, results[i].reject, results[i].listed = r.kept, r.rejected, r.tools // judged for a full offer (readOnly false)
 		}()
 	}
 	wg.Wait()
+	if bst != nil || hasShared(reg) {
+		bw, bst, berr = broker.Status(s.Getenv) // as it is now that the shared entries were reached
+	}
 
 	for i := range reg.Providers {
 		p := &reg.Providers[i]
@@ -89,12 +100,19 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		switch {
 		case !p.Enabled:
 			fmt.Fprintf(&out, "%s: disabled\n", p.ID)
+		case r.err != nil && p.Share != "":
+			ok = false
+			fmt.Fprintf(&out, "%s: unavailable (%s)\n", p.ID, sharedReason(r.err))
 		case r.err != nil && errors.Is(r.err, policy.ErrEnvFile):
 			ok = false // failReason says all: the file and the line
 			fmt.Fprintf(&out, "%s: unavailable (%s)\n", p.ID, shown(failReason(r.err), reasonMax))
 		case r.err != nil:
 			ok = false
 			fmt.Fprintf(&out, "%s: unavailable (%s: %s)\n", p.ID, failReason(r.err), shown(r.err.Error(), reasonMax))
+		case p.Share != "" && upstreamDown(bst, p.ID) != "":
+			// Listed from the broker's last listing; its server is down.
+			ok = false
+			fmt.Fprintf(&out, "%s: unavailable (%s)\n", p.ID, clean(upstreamDown(bst, p.ID)))
 		default:
 			fmt.Fprintf(&out, "%s: ok (%d tools)\n", p.ID, len(r.tools))
 			have := map[string]bool{}
@@ -114,6 +132,9 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 			ok = checkLocked(&out, lk, p, r.listed) && ok
 		}
 		projects, unknown := reg.Reach(p)
+		if p.Share != "" {
+			checkShared(&out, p, projects, bst)
+		}
 		for _, u := range unknown {
 			fmt.Fprintf(&out, "  scope names unknown %s %q\n", p.Scope.Kind, u)
 		}
@@ -131,6 +152,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(&out, "%s: rejected (%s)\n", id, rj.Reason)
 	}
+	checkBroker(&out, reg, bw, bst, berr)
 	iso := s.Isolation
 	if iso == "" {
 		iso = "unknown"
@@ -141,7 +163,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 	}
 	out.WriteString("mcp face: spear-mcp serves this configuration to terminals that speak MCP; its guarantees hold only " +
 		"where the agent's commands run inside spear-shell's boundary, which keeps SPEAR_HOME, the state parent and the " +
-		"keeper's socket out of the agent's reach: register it only in a terminal whose shell is spear-shell with " +
+		"keeper's and the broker's sockets out of the agent's reach: register it only in a terminal whose shell is spear-shell with " +
 		"isolation on (docs/mcp.md)\n")
 	stdout.Write(red.Bytes(out.Bytes()))
 	if !ok {
@@ -166,4 +188,104 @@ func checkPrompts(out *bytes.Buffer, e *turnEnv, dirs []string) bool {
 		fmt.Fprintf(out, "  left out: %s (%s)\n", sk.Path, shown(sk.Reason, reasonMax))
 	}
 	return len(skipped) == 0
+}
+
+// checkKeys are the share keys --check reaches a shared entry under (SPEC 8): those of its
+// running upstreams, else the first project (in registry order) it reaches for share project,
+// "" for share all. An entry that is not shared has one, unused.
+func checkKeys(reg *policy.Registry, p *policy.Provider, st *provlink.BrokerStatus) []string {
+	if p.Share == "" {
+		return []string{""}
+	}
+	var keys []string
+	if st != nil {
+		for _, u := range st.Upstreams {
+			if u.Provider == p.ID && u.State != "retired" && !slices.Contains(keys, u.ShareKey) {
+				keys = append(keys, u.ShareKey)
+			}
+		}
+	}
+	if len(keys) > 0 {
+		return keys
+	}
+	if projects, _ := reg.Reach(p); p.Share == policy.ShareProject && len(projects) > 0 {
+		return projects[:1]
+	}
+	return []string{""}
+}
+
+// upstreamDown says why an upstream of entry id is down (restarting, held down), "" when none is.
+func upstreamDown(st *provlink.BrokerStatus, id string) string {
+	if st == nil {
+		return ""
+	}
+	for _, u := range st.Upstreams {
+		if u.Provider == id && (u.State == "held" || u.State == "restarting") {
+			return u.Why
+		}
+	}
+	return ""
+}
+
+// checkShared says how a shared entry is run: by the broker, per upstream its state (never its
+// environment), and a share all entry that reaches more than one project.
+func checkShared(out *bytes.Buffer, p *policy.Provider, projects []string, st *provlink.BrokerStatus) {
+	fmt.Fprintf(out, "  shared (%s) through the broker; restart_delay %gs\n", p.Share, p.RestartDelay.Seconds())
+	if p.Share == policy.ShareAll && len(projects) > 1 {
+		fmt.Fprintf(out, "  warning: %s is shared with all and reaches more than one project (%s): they share one server and its state\n",
+			p.ID, strings.Join(projects, ", "))
+	}
+	if st == nil {
+		return
+	}
+	for _, u := range st.Upstreams {
+		if u.Provider != p.ID {
+			continue
+		}
+		key := u.ShareKey
+		if key == "" {
+			key = "(all)"
+		}
+		switch u.State {
+		case "up":
+			fmt.Fprintf(out, "  upstream %s: up (pid %d, started %d times)\n", key, u.Pid, u.Starts)
+		case "held":
+			fmt.Fprintf(out, "  upstream %s: %s\n", key, clean(u.Why))
+		default:
+			fmt.Fprintf(out, "  upstream %s: %s (started %d times)\n", key, clean(u.State), u.Starts)
+		}
+		if u.State != "up" && u.Failure != "" {
+			fmt.Fprintf(out, "    last stop: %s\n", shown(u.Failure, reasonMax))
+		}
+	}
+}
+
+func hasShared(reg *policy.Registry) bool {
+	return slices.ContainsFunc(reg.Providers, func(p policy.Provider) bool { return p.Share != "" && p.Enabled })
+}
+
+// checkBroker says which broker socket this process reaches and whether a broker runs there.
+func checkBroker(out *bytes.Buffer, reg *policy.Registry, w broker.Where, st *provlink.BrokerStatus, err error) {
+	shared := 0
+	for _, p := range reg.Providers {
+		if p.Share != "" {
+			shared++
+		}
+	}
+	switch {
+	case err != nil && shared == 0:
+		// No entry needs a broker: a state parent that cannot be used is the shell's to say.
+	case err != nil && w.Socket == "":
+		fmt.Fprintf(out, "broker: unusable: %v\n", err)
+	case err != nil:
+		fmt.Fprintf(out, "broker: %s: %v\n", w.Socket, err)
+	case st == nil:
+		fmt.Fprintf(out, "broker: %s: not running (%d shared entries)\n", w.Socket, shared)
+	default:
+		mode := "on demand"
+		if st.Foreground {
+			mode = "foreground"
+		}
+		fmt.Fprintf(out, "broker: %s: running (pid %d, %s; %d shared entries)\n", w.Socket, st.Pid, mode, shared)
+	}
 }

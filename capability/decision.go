@@ -2,6 +2,7 @@ package capability
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
@@ -38,6 +39,17 @@ func (e Entry) NeedsConfirmation() bool { return e.Gate == policy.GateAsk }
 // Down is a provider left out for the rest of the turn, and what the turn is told of it.
 type Down struct {
 	Provider, Reason string
+	// ForNow: a shared entry whose server is down (SPEC 14), back once the broker restarts it;
+	// otherwise the provider is out for the rest of the turn.
+	ForNow bool
+}
+
+// Line is how a listing says it: one sentence.
+func (d Down) Line() string {
+	if d.ForNow {
+		return fmt.Sprintf("Provider %s is unavailable for now: %s.", d.Provider, d.Reason)
+	}
+	return fmt.Sprintf("Provider %s is unavailable for the rest of this turn: %s.", d.Provider, d.Reason)
 }
 
 // Listing is what the turn is shown: `list`, --context, and the face's tools/list.

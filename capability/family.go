@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 	"github.com/spear-shell/spear-shell/policy/lock"
@@ -52,6 +54,12 @@ type prov struct {
 	// listing: the hash of the keeper's listing that fetched came from, when the client sends
 	// calls guarded by it (providers.GuardedCaller); "" otherwise.
 	listing string
+
+	// A shared entry (SPEC 14) is never down for the rest of the turn: unavail says why its
+	// upstream could not be had for this answer (restarting, held down, no broker), and shareKey
+	// is the share key the broker is asked for (the turn's project for share project).
+	unavail  string
+	shareKey string
 }
 
 // tool is one capability: a provider's tool whose definition passed the checks.
@@ -417,10 +425,14 @@ func (t *Turn) ensure(ctx context.Context, a *answer, ids []string, only map[str
 			if interrupted {
 				continue // Ctrl-C is not the provider's fault
 			}
+			if p.cfg.Share != "" {
+				t.sharedDown(a, p, r.stage, r.err)
+				continue
+			}
 			t.markDown(a, p, r.stage, r.err, r.client)
 			continue
 		}
-		p.client = r.client
+		p.client, p.unavail = r.client, ""
 		p.tools, p.byName = r.kept, r.byName
 		p.unusable = visibleRejected(p, r.rejected)
 		p.listedSeq, p.listedAt = t.seq, t.now()
@@ -460,7 +472,7 @@ func (p *prov) holds(names []string, some bool) bool {
 // them, and they alone are judged. A provider this process runs itself, too many names, or a
 // keeper gone under the request: the whole listing, as startAndList.
 func startAndFetch(ctx context.Context, e *turnEnv, p *prov, listOnly bool, names []string) startResult {
-	if names == nil || listOnly || len(names) > keeper.MaxNames {
+	if names == nil || listOnly || len(names) > provlink.MaxNames {
 		return startAndList(ctx, e, p, listOnly)
 	}
 	r := startOnce(ctx, e, p, false)
@@ -572,6 +584,33 @@ func (t *Turn) markDown(a *answer, p *prov, stage string, err error, c providers
 	if e.State.Once(providers.DownFact(p.cfg.ID)) {
 		a.note("provider %s is unavailable for the rest of this turn: %s", p.cfg.ID, reason)
 	}
+}
+
+// sharedDown is a shared entry's upstream out of this answer's reach (SPEC 14): recorded
+// (provider_failed; broker_unavailable when the broker cannot be reached), and said by the answer
+// (its listing, or its refusal), but no mark is kept: the next answer asks the broker again.
+func (t *Turn) sharedDown(a *answer, p *prov, stage string, err error) {
+	e := t.env
+	reason := sharedReason(err)
+	p.unavail, p.client = reason, nil
+	if st := providers.StageOf(err); st != "" {
+		stage = st
+	}
+	if errors.Is(err, broker.ErrUnavailable) {
+		_ = e.Log(audit.Event{Name: audit.EventBrokerUnavailable, Provider: p.cfg.ID, Reason: err.Error()})
+	}
+	_ = e.Log(audit.Event{Name: audit.EventProviderFailed, Provider: p.cfg.ID, Stage: stage,
+		Reason: err.Error(), StderrTail: providers.StderrOf(err)})
+}
+
+// sharedReason is what a turn is told of a shared entry's upstream that could not be had: the
+// broker's word when it is down ("restarting", "held down after N exits in S seconds") or out
+// of reach, else the failure as failReason says it, with its restart to come.
+func sharedReason(err error) string {
+	if msg, ok := broker.IsDown(err); ok {
+		return shown(msg, reasonMax)
+	}
+	return failReason(err) + "; the broker restarts it"
 }
 
 // failReason says what happened in terms the turn can use, never with the command or its output.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/capability/schema"
@@ -223,6 +224,8 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		}
 		a.errf(CodeUnavailable, "%s: the turn's keeper went away during the call, which is not sent again: its outcome is unknown", tl.id)
 		return CodeUnavailable
+	case err != nil && p.cfg.Share != "":
+		return t.sharedCallFailed(a, p, tl, err, timeout, outcome)
 	case err != nil:
 		code = CodeUnavailable
 		if errors.Is(err, mcpstdio.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
@@ -266,6 +269,40 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 	a.outcome.Body, a.outcome.Full, a.outcome.Framed = shown, full, true
 	if code != "" {
 		a.errf(code, "%s", reason)
+	}
+	return code
+}
+
+// sharedCallFailed answers a call to a shared entry that failed (SPEC 14): its upstream down or
+// stopped under the call, the broker gone, or a timeout. The entry is not left out of the turn:
+// the broker restarts its upstream, and a later call works again under the turn's pins. The call
+// is never sent again.
+func (t *Turn) sharedCallFailed(a *answer, p *prov, tl *tool, err error, timeout time.Duration, outcome audit.Event) string {
+	e := t.env
+	code := CodeUnavailable
+	if errors.Is(err, mcpstdio.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		code = CodeTimeout
+	}
+	reason := sharedReason(err)
+	if errors.Is(err, broker.ErrLost) {
+		reason = "the broker went away during the call, which is not sent again: its outcome is unknown"
+		_ = e.Log(audit.Event{Name: audit.EventBrokerUnavailable, Provider: p.cfg.ID, Reason: err.Error()})
+	}
+	e.closeLater(p.client) // a new connection for the next answer: the broker's state is its own
+	p.client = nil
+	if code != CodeTimeout {
+		_ = e.Log(audit.Event{Name: audit.EventProviderFailed, Provider: p.cfg.ID, Stage: "call",
+			Reason: err.Error(), StderrTail: providers.StderrOf(err)})
+	}
+	outcome.Code, outcome.Reason = code, err.Error()
+	a.outcome.Code, a.outcome.Reason = code, err.Error()
+	if lerr := e.Log(outcome); lerr != nil {
+		return a.auditUnavailable(lerr)
+	}
+	if code == CodeTimeout {
+		a.errf(code, "%s did not answer within %v", tl.id, timeout)
+	} else {
+		a.errf(code, "%s: provider %s is unavailable: %s", tl.id, p.cfg.ID, reason)
 	}
 	return code
 }

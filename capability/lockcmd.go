@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
+	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
 	"github.com/spear-shell/spear-shell/policy/lock"
@@ -30,6 +32,9 @@ type operator struct {
 	e        *turnEnv
 	lockPath string
 	roots    []string // where the agent may write: no lock is read or written there
+
+	statusOnce sync.Once
+	status     *provlink.BrokerStatus // brokerStatus
 }
 
 // loadRegistry loads the deployment's registry as an operator command sees it (--check,
@@ -39,7 +44,7 @@ func loadRegistry(s *Settings) (home string, reg *policy.Registry, err error) {
 		s.Getenv = func(string) string { return "" }
 	}
 	home = policy.DefaultHome(s.Getenv)
-	reg, err = policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE")})
+	reg, err = policy.Load(policy.Paths{Home: home, CapabilitiesFile: s.Getenv("SPEAR_CAPABILITIES_FILE"), AuditFile: s.Getenv("SPEAR_AUDIT_FILE")})
 	if reg == nil {
 		reg = &policy.Registry{Home: home}
 	}
@@ -50,7 +55,8 @@ func loadRegistry(s *Settings) (home string, reg *policy.Registry, err error) {
 func newOperator(s Settings) (*operator, error) {
 	_, reg, err := loadRegistry(&s)
 	o := &operator{reg: reg, red: audit.NewRedactor(reg.Secrets()), lockPath: providers.LockPath(s.Getenv)}
-	o.e = &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg}, s: s}
+	// The operator's redactor is the turn's: an env_file read when a provider starts adds to it.
+	o.e = &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Redactor: o.red}, s: s}
 	if s.ManifestPath != "" {
 		if man, merr := policy.LoadManifest(s.ManifestPath, s.Cwd); merr == nil {
 			o.e.Manifest = man
@@ -104,7 +110,8 @@ func (o *operator) list(ctx context.Context, ps []*policy.Provider) []listed {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := startAndList(ctx, o.e, &prov{cfg: p}, false)
+			// A shared entry only through the broker: a running upstream, else the first project.
+			r := startAndList(ctx, o.e, &prov{cfg: p, shareKey: checkKeys(o.reg, p, o.brokerStatus())[0]}, false)
 			if r.client != nil {
 				if si, ok := r.client.(interface{ ServerInfo() (string, string) }); ok {
 					out[i].server, _ = si.ServerInfo()
@@ -152,6 +159,14 @@ func Lock(ctx context.Context, s Settings, ids []string, diff bool, stdout, stde
 	if err != nil {
 		fmt.Fprintf(stderr, "spear-shell: --lock: the configuration cannot be used: %v\n", err)
 		return 2
+	}
+	if !diff {
+		release, err := lock.Hold(o.lockPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "spear-shell: --lock: %v\n", err)
+			return 2
+		}
+		defer release()
 	}
 	lk := o.readLock()
 	var lf *lock.File
@@ -353,4 +368,15 @@ func quoteAll(ss []string) []string {
 		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
+}
+
+// brokerStatus is the broker's word on its upstreams, asked once (nil: none runs, or no entry is
+// shared).
+func (o *operator) brokerStatus() *provlink.BrokerStatus {
+	o.statusOnce.Do(func() {
+		if hasShared(o.reg) {
+			_, o.status, _ = broker.Status(o.e.Settings.Getenv)
+		}
+	})
+	return o.status
 }

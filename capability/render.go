@@ -71,7 +71,7 @@ func (a *answer) indexLines(entries []Entry) {
 
 func (a *answer) downLines(down []Down) {
 	for _, d := range down {
-		a.printf("Provider %s is unavailable for the rest of this turn: %s.\n", d.Provider, d.Reason)
+		a.printf("%s\n", d.Line())
 	}
 }
 

@@ -75,7 +75,9 @@ func (e *turnEnv) downList() []Down {
 	var out []Down
 	for _, id := range e.order {
 		if p := e.provs[id]; p.down != "" {
-			out = append(out, Down{id, p.down})
+			out = append(out, Down{Provider: id, Reason: p.down})
+		} else if p.unavail != "" {
+			out = append(out, Down{Provider: id, Reason: p.unavail, ForNow: true})
 		}
 	}
 	return out
@@ -180,6 +182,9 @@ func (t *Turn) lookup(target string) (*tool, string, string) {
 	}
 	if p.down != "" {
 		return nil, CodeUnavailable, fmt.Sprintf("%s: provider %s is unavailable for the rest of this turn: %s", boundName(target), id, p.down)
+	}
+	if p.unavail != "" {
+		return nil, CodeUnavailable, fmt.Sprintf("%s: provider %s is unavailable: %s", boundName(target), id, p.unavail)
 	}
 	tl := p.byName[name]
 	if tl == nil {

@@ -4,15 +4,27 @@ import (
 	"context"
 	"errors"
 
+	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
+// broker returns the process's link to the broker, made once (it reaches the broker at its
+// first need).
+func (e *turnEnv) broker() *broker.Link {
+	e.brokerOnce.Do(func() { e.brokerLink = broker.NewLink(e.Settings.Getenv, e.Settings.Self) })
+	return e.brokerLink
+}
+
 // startProvider starts p for this answer: through the turn's keeper when there is one (the
 // provider then outlives this process), else here. A keeper that cannot be used never fails the
 // start: it is recorded (keeper_unavailable) and the provider is started here.
 func (e *turnEnv) startProvider(ctx context.Context, p *prov, listOnly bool) (providers.Client, error) {
+	if p.cfg.Share != "" {
+		// A shared entry is the broker's, for every face and mode: never a copy here (SPEC 14).
+		return e.broker().Start(ctx, p.cfg, p.shareKey)
+	}
 	if !listOnly {
 		if k := e.keeper(); k != nil {
 			if c, reached, err := k.Start(ctx, p.cfg); reached {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"sync"
 
+	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/keeper"
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/capability/schema"
+	"github.com/spear-shell/spear-shell/policy"
 )
 
 // turnEnv is everything loaded at the turn's first need: the turn's provider core, and what
@@ -33,6 +35,9 @@ type turnEnv struct {
 
 	keeperOnce sync.Once
 	link       *keeper.Link // nil: this process starts its providers itself
+
+	brokerOnce sync.Once
+	brokerLink *broker.Link // the shared entries' (SPEC 14)
 }
 
 // newEnv wraps a loaded provider core.
@@ -43,10 +48,19 @@ func newEnv(s Settings, core *providers.Turn) *turnEnv {
 	e.schemas = &schema.Checker{Helper: s.SchemaHelper,
 		Trust: func(path string) error { return core.TrustPrograms([]string{path}, nil) }}
 	for _, o := range core.Offered {
-		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly, locked: o.Locked}
+		e.provs[o.Config.ID] = &prov{cfg: o.Config, readOnly: o.ReadOnly, locked: o.Locked, shareKey: shareKey(o.Config, core.Offer.Project)}
 		e.order = append(e.order, o.Config.ID)
 	}
 	return e
+}
+
+// shareKey is the key the broker runs a shared entry's upstream under for a turn of project:
+// the project for share project, "" for share all.
+func shareKey(p *policy.Provider, project string) string {
+	if p.Share == policy.ShareProject {
+		return project
+	}
+	return ""
 }
 
 // load reads the manifest, the registry and opens the audit trail and the state, once.

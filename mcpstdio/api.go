@@ -22,6 +22,7 @@ package mcpstdio
 import (
 	"encoding/json"
 	"slices"
+	"syscall"
 	"time"
 )
 
@@ -74,6 +75,15 @@ type Options struct {
 	// TermWait how long after SIGTERM, before SIGKILL. 0 means 1 s each. After a fault
 	// (timeout, protocol error, end of file) each is at most FaultWait.
 	StdinWait, TermWait time.Duration
+
+	// CallTimeoutKeeps: a tools/call whose deadline passes is given up like a cancelled one
+	// (notifications/cancelled, its late answer discarded) and the client stays usable; the
+	// caller counts timeouts itself (the broker stops a server after three in a row). Without
+	// it a timeout leaves the client unusable.
+	CallTimeoutKeeps bool
+	// Spawn, when set, forks and execs the server in place of syscall.ForkExec, with the same
+	// arguments: the broker runs it on a thread of its own and sets a parent-death signal.
+	Spawn func(path string, argv []string, attr *syscall.ProcAttr) (int, error)
 }
 
 // FaultWait caps each of Close's waits once the server has misbehaved: a server that

@@ -610,3 +610,29 @@ func TestInvalidArguments(t *testing.T) {
 		t.Errorf("after refusing invalid arguments: %v", err)
 	}
 }
+
+// With CallTimeoutKeeps a call's timeout is given up like a cancel (the server told, its late
+// answer discarded) and the session goes on; without it the client is unusable (SPEC 6).
+func TestCallTimeoutKeeps(t *testing.T) {
+	t.Parallel()
+	for _, keeps := range []bool{true, false} {
+		c := startFake(t, "ok", Options{CallTimeoutKeeps: keeps})
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		_, err := c.CallTool(ctx, "late", nil)
+		cancel()
+		if !errors.Is(err, ErrTimeout) || StageOf(err) != StageCall {
+			t.Fatalf("keeps %v: err = %v, want a timeout at tools/call", keeps, err)
+		}
+		res, err := c.CallTool(callCtx(t, 5*time.Second), "echo", json.RawMessage(`{"message":"on"}`))
+		if keeps && (err != nil || res.Content[0].Text != "on") {
+			t.Fatalf("after a kept timeout: %+v, %v", res, err)
+		}
+		if !keeps && !errors.Is(err, ErrClosed) {
+			t.Fatalf("after a timeout: %v, want ErrClosed", err)
+		}
+		c.Close()
+		if want := `cancelled {"reason":"timeout","requestId":2}`; !strings.Contains(c.StderrTail(), want) {
+			t.Errorf("keeps %v: stderr %q lacks %q", keeps, c.StderrTail(), want)
+		}
+	}
+}

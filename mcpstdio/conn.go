@@ -146,13 +146,17 @@ func (c *Client) request(ctx context.Context, stage, method string, params any) 
 			return (<-ch).unpack(stage) // the reader delivered it meanwhile
 		}
 		e := ctxError(ctx, stage)
-		if method == "tools/call" && errors.Is(ctx.Err(), context.Canceled) {
+		if method == "tools/call" && (errors.Is(ctx.Err(), context.Canceled) || c.opts.CallTimeoutKeeps) {
 			// A call its caller gave up on (Ctrl-C, a client gone): the server is told, its late
 			// answer is discarded, and the session goes on (MCP cancellation).
 			c.mu.Lock()
 			c.cancelled[id] = true
 			c.mu.Unlock()
-			c.notifyCancelled(id, "cancelled by the client")
+			reason := "cancelled by the client"
+			if !errors.Is(ctx.Err(), context.Canceled) {
+				reason = "timeout"
+			}
+			c.notifyCancelled(id, reason)
 			return nil, e
 		}
 		c.breakWith(e)

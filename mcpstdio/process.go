@@ -59,7 +59,11 @@ func launch(cmd Command, opts Options) (*Client, error) {
 	// support by starting a process of its own, which costs a cold invoke a whole process
 	// start; the exit is learnt from a pidfd here anyway (awaitExit).
 	argv := append([]string{cmd.Path}, cmd.Args...)
-	pid, err := syscall.ForkExec(cmd.Path, argv, &syscall.ProcAttr{
+	spawn := syscall.ForkExec
+	if opts.Spawn != nil {
+		spawn = opts.Spawn
+	}
+	pid, err := spawn(cmd.Path, argv, &syscall.ProcAttr{
 		Dir:   cmd.Dir,
 		Env:   lastWins(env),
 		Files: []uintptr{inR.Fd(), outW.Fd(), errW.Fd()},
@@ -261,3 +265,14 @@ func waitGroupGone(pgid int, d time.Duration) bool {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Pid is the server's process id, which is also its process group and session.
+func (c *Client) Pid() int { return c.pgid }
+
+// Ended is closed once the reader of the server's stdout stopped: the server closed it (it
+// exited, as a rule) or broke the protocol. A caller that keeps the server (the broker) watches
+// it, with LeaderExited, to learn that the server is gone between requests.
+func (c *Client) Ended() <-chan struct{} { return c.dead }
+
+// LeaderExited is closed once the server's process exited (a grandchild may still hold its pipes).
+func (c *Client) LeaderExited() <-chan struct{} { return c.exited }

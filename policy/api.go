@@ -42,6 +42,9 @@ func (p *Problem) Unwrap() error { return p.err }
 type Paths struct {
 	Home             string // SPEAR_HOME (resolved by the caller); must be absolute
 	CapabilitiesFile string // "" means Home/capabilities.json; else must be absolute
+	// AuditFile is SPEAR_AUDIT_FILE ("" when unset): its directory is where broker.audit may
+	// lie besides SPEAR_HOME (SPEC 2.3).
+	AuditFile string
 }
 
 // SystemPath is the PATH a provider's programs are found on and run with, unless its
@@ -59,6 +62,8 @@ type Registry struct {
 	// PromptDirs are the capabilities file's prompt directories (SPEC 2.3), served by the MCP
 	// face only; the face checks that each is trusted before it reads it.
 	PromptDirs []string
+	// Broker holds the file's broker settings (SPEC 14), defaults filled in.
+	Broker Broker
 	// LockRequired: "lock": "required" (SPEC 15), a missing lock file gives no providers.
 	LockRequired bool
 
@@ -113,6 +118,13 @@ type Provider struct {
 
 	// MaxMessage is the largest message, in bytes, accepted from the server (max_message).
 	MaxMessage int
+
+	// Share is ShareProject or ShareAll for an entry the broker runs (SPEC 14), "" for a
+	// provider that is the turn's own.
+	Share string
+	// RestartDelay is how long the broker waits before it starts a shared server that stopped
+	// (restart_delay; DefaultRestartDelay when the entry is shared and does not say).
+	RestartDelay time.Duration
 }
 
 // Task classes, passes, runtimes, permission modes and write policies.

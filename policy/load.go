@@ -85,7 +85,7 @@ func checkJSON(path string, data []byte) *Problem {
 // relative Home) gives a registry with no projects and no providers, and that error
 // (a *Problem, or several joined). A missing file's error Is fs.ErrNotExist.
 func Load(p Paths) (*Registry, error) {
-	reg := &Registry{Home: p.Home}
+	reg := &Registry{Home: p.Home, Broker: DefaultBroker()}
 	if !filepath.IsAbs(p.Home) {
 		return reg, &Problem{File: "SPEAR_HOME", Msg: fmt.Sprintf("%q is not an absolute directory", p.Home)}
 	}
@@ -128,6 +128,8 @@ func Load(p Paths) (*Registry, error) {
 	reg.Problems = append(projProblems, pr.problems...)
 	reg.Rejected = pr.rejected
 	reg.PromptDirs = pr.prompts
+	reg.Broker = pr.broker
+	checkBrokerAudit(capsFile, p, &reg.Broker, &reg.Problems)
 	reg.LockRequired = pr.lockRequired
 	return reg, nil
 }

@@ -41,3 +41,12 @@ var (
 		func(c byte) bool { return lower(c) || upper(c) || c == '_' },
 		func(c byte) bool { return lower(c) || upper(c) || digit(c) || c == '_' }, 0}
 )
+
+// ValidID reports whether id may name a provider entry: [a-z][a-z0-9_-]{0,62}, not "spear".
+func ValidID(id string) bool { return idRe.MatchString(id) && id != "spear" }
+
+// ValidToolName reports whether a read entry may name tool: [A-Za-z0-9_.-]{1,128}.
+func ValidToolName(tool string) bool { return toolNameRe.MatchString(tool) }
+
+// ValidEnvName reports whether name may name a variable of env or an env_file.
+func ValidEnvName(name string) bool { return envNameRe.MatchString(name) }

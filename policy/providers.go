@@ -25,6 +25,7 @@ type providersResult struct {
 	secrets   []string
 	fatal     *Problem
 	prompts   []string // the prompt directories (SPEC 2.3, 13)
+	broker    Broker   // the broker's settings (SPEC 14)
 
 	lockRequired bool // "lock": "required" (SPEC 15)
 }
@@ -34,7 +35,7 @@ type providersResult struct {
 // which the agent may shape.
 func parseProviders(file, home string, data []byte) providersResult {
 	var res providersResult
-	elems, top, fatal := topArrayWith(file, data, "providers", "prompts", "lock")
+	elems, top, fatal := topArrayWith(file, data, "providers", "prompts", "lock", "broker")
 	if fatal != nil {
 		res.fatal = fatal
 		// Secrets are still collected when the file's top level is wrong but it is
@@ -72,6 +73,7 @@ func parseProviders(file, home string, data []byte) providersResult {
 				e.bad(k, "required")
 			}
 		}
+		checkShared(e, p, seen)
 		if len(p.Command) > 0 {
 			// After every key: env may come after command in the entry.
 			path, msg := resolveCommand(p.Command[0], searchDirs(p.Env))
@@ -109,6 +111,10 @@ func parseProviders(file, home string, data []byte) providersResult {
 			}
 			res.problems = append(res.problems, &Problem{File: file, Entry: "lock", Key: "lock", Msg: why + " (read as required)"})
 		}
+	}
+	res.broker = DefaultBroker()
+	if raw := top["broker"]; raw != nil {
+		res.problems = append(res.problems, parseBroker(file, raw, &res.broker)...)
 	}
 	return res
 }
@@ -242,6 +248,23 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 			return
 		}
 		p.MaxMessage = n
+	case "share":
+		s, msg := asString(m.val)
+		switch {
+		case msg != "":
+			e.bad(m.key, "%s", msg)
+		case s != ShareProject && s != ShareAll:
+			e.bad(m.key, "must be project or all")
+		default:
+			p.Share = s
+		}
+	case "restart_delay":
+		d, msg := asSecondsIn(m.val, 0, MaxRestartDelay)
+		if msg != "" {
+			e.bad(m.key, "%s", msg)
+			return
+		}
+		p.RestartDelay = d
 	default:
 		e.bad(m.key, "unknown key")
 	}

@@ -58,6 +58,7 @@ type turnView struct {
 	Width   int
 	Ticks   []tick
 	Broker  []mark
+	Brokers []BrokerEvent
 	IsoText string
 }
 
@@ -103,10 +104,9 @@ func (r *Report) HTML(w io.Writer) error {
 	if err := page.ExecuteTemplate(bw, "head", r); err != nil {
 		return err
 	}
-	for i, t := range r.Turns {
-		if err := r.turnHTML(bw, i, t); err != nil {
-			return err
-		}
+	i := 0
+	if err := r.Each(func(t *Turn) error { i++; return r.turnHTML(bw, i-1, t) }); err != nil {
+		return err
 	}
 	if err := page.ExecuteTemplate(bw, "foot", r); err != nil {
 		return err
@@ -145,7 +145,8 @@ func (r *Report) turnHTML(w io.Writer, i int, t *Turn) error {
 	yOf := func(provider string) float64 {
 		return float64(axisH + laneH*lane[provider])
 	}
-	for _, b := range r.BrokerFor(t) {
+	v.Brokers = r.BrokerFor(t)
+	for _, b := range v.Brokers {
 		y := yOf(b.Provider)
 		v.Broker = append(v.Broker, mark{Shape: "square", Class: "broker", X: xOf(b.Time) - 4, Y: y + 8, W: 8, H: 8,
 			Title: fmt.Sprintf("broker %s %s (%s) %s %s", b.Event, b.Provider, orNone(b.ShareKey), b.Detail, b.At)})

@@ -83,7 +83,7 @@ func Main(args []string, stdout, stderr io.Writer, color bool, getenv func(strin
 			fmt.Fprintf(stderr, "spear-shell: --report: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "report: %d turns of %d records written to %s\n", len(r.Turns), r.Records, excerpt(html, 200))
+		fmt.Fprintf(stdout, "report: %d turns of %d records written to %s\n", r.Turns(), r.Records, excerpt(html, 200))
 		return 0
 	}
 	if err := r.Text(stdout, color); err != nil {

@@ -40,7 +40,7 @@ const (
 type Report struct {
 	Files     []string
 	Records   int64
-	Turns     []*Turn
+	slots     []*slot   // the selected turns, in the order they first appear
 	Problems  []Problem // the trail's own: lines that are not records
 	More      int       // problems of the trail not listed
 	Broker    []BrokerEvent
@@ -87,6 +87,7 @@ type Turn struct {
 	maxTimeAt string
 	rows      *stream
 	nrows     int
+	settled   bool // settle ran
 }
 
 // Provider is one provider as the turn met it.
@@ -97,7 +98,6 @@ type Provider struct {
 	Calls, Refused, Failed int // calls made, refusals naming it, calls that did not end ok
 	Failures               int // provider_failed records of the turn (the keeper's among them)
 	Broker                 int // broker records placed on this lane
-	first, last            time.Time
 }
 
 // Write is one WRITE capability's call or refusal, with who let it through.
@@ -120,6 +120,7 @@ type Row struct {
 	AuditID    string    `json:"id,omitempty"`
 	Approval   string    `json:"ap,omitempty"`
 	Args       string    `json:"a,omitempty"`
+	Result     string    `json:"r,omitempty"` // a call's result, as the outcome recorded it (page only)
 	Detail     string    `json:"x,omitempty"` // a reason, a search's words, an event's name
 }
 
@@ -130,7 +131,7 @@ type BrokerEvent struct {
 }
 
 type pending struct {
-	turn *Turn
+	slot *slot
 	row  Row
 	el   *list.Element
 }
@@ -139,7 +140,9 @@ type pending struct {
 type reader struct {
 	f       Filter
 	r       *Report
-	turns   map[string]*Turn
+	turns   map[string]*slot
+	live    *list.List // slots whose summary is in memory, most recently used first
+	cur     *slot      // the slot of the record being read: never retired under it
 	pending map[string]*pending
 	order   *list.List // pending audit ids, oldest first
 }
@@ -150,7 +153,8 @@ func Read(files []string, f Filter) (*Report, error) {
 	rd := &reader{
 		f:       f,
 		r:       &Report{Generated: time.Now().UTC(), spool: newSpool(spoolBudget)},
-		turns:   map[string]*Turn{},
+		turns:   map[string]*slot{},
+		live:    list.New(),
 		pending: map[string]*pending{},
 		order:   list.New(),
 	}
@@ -181,57 +185,60 @@ func (r *Report) Close() { r.spool.close() }
 func (rd *reader) readFile(name string, in io.Reader) error {
 	lr := newLineReader(in)
 	for {
-		line, _, ok, err := lr.next()
+		line, ok, err := lr.next()
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return nil
 		}
-		at := where{filepath.Base(name), lr.n}.String()
+		n := lr.n
+		at := func() string { return where{filepath.Base(name), n}.String() }
 		if lr.long > 0 {
-			rd.trailProblem(at, fmt.Sprintf("a line of %d bytes, longer than the report reads (%d)", lr.long, maxLine))
+			rd.trailProblem(at(), fmt.Sprintf("a line of %d bytes, longer than the report reads (%d)", lr.long, maxLine))
 			continue
 		}
 		if len(line) == 0 {
 			continue
 		}
 		if !json.Valid(line) {
-			rd.trailProblem(at, "a line that is not JSON: "+excerpt(string(line), 80))
+			rd.trailProblem(at(), "a line that is not JSON: "+excerpt(string(line), 80))
 			continue
 		}
 		h, isObject := readHead(line)
 		switch {
 		case !isObject:
-			rd.trailProblem(at, "a line that is not a record (not a JSON object)")
+			rd.trailProblem(at(), "a line that is not a record (not a JSON object)")
 			continue
-		case h.event == "" || h.time == "":
-			rd.trailProblem(at, "a line that is not a record (no event or time)")
+		case unquote(h.event) == "" || len(h.time) < 3:
+			rd.trailProblem(at(), "a line that is not a record (no event or time)")
 			continue
 		case h.broker:
 			rd.r.Records++
-			rd.brokerRecord(at, line)
+			rd.brokerRecord(at(), line)
 			continue
 		case !h.hasTurn:
-			rd.trailProblem(at, "a line that is not a record (no turn, and not the broker's)")
+			rd.trailProblem(at(), "a line that is not a record (no turn, and not the broker's)")
 			continue
 		}
-		if rd.f.Turn != "" && h.turn != rd.f.Turn || rd.f.Session != "" && h.session != rd.f.Session {
+		if rd.f.Turn != "" && !is(h.turn, rd.f.Turn) || rd.f.Session != "" && !is(h.session, rd.f.Session) {
 			rd.r.Records++
 			continue
 		}
-		t, err := time.Parse(time.RFC3339Nano, h.time)
+		t, err := time.Parse(time.RFC3339Nano, unquote(h.time))
 		if err != nil {
-			rd.trailProblem(at, "a line that is not a record (its time is not RFC 3339: "+excerpt(h.time, 40)+")")
+			rd.trailProblem(at(), "a line that is not a record (its time is not RFC 3339: "+excerpt(unquote(h.time), 40)+")")
 			continue
 		}
 		var rec record
 		if err := json.Unmarshal(line, &rec); err != nil {
-			rd.trailProblem(at, "a line that is not a record ("+excerpt(err.Error(), 80)+")")
+			rd.trailProblem(at(), "a line that is not a record ("+excerpt(err.Error(), 80)+")")
 			continue
 		}
+		// The keys that placed the record are the head's (encoding/json would also take "TURN").
+		rec.Turn, rec.Session, rec.Event = unquote(h.turn), unquote(h.session), unquote(h.event)
 		rd.r.Records++
-		rd.turnRecord(at, t, &rec)
+		rd.turnRecord(at(), t, &rec)
 	}
 }
 
@@ -278,13 +285,17 @@ func (rd *reader) brokerRecord(at string, line []byte) {
 
 func (rd *reader) turn(rec *record, at string, t time.Time) *Turn {
 	key := rec.Session + "\x00" + rec.Turn
-	tn := rd.turns[key]
-	if tn == nil {
-		tn = &Turn{Session: rec.Session, Turn: rec.Turn, First: t, Last: t, firstAt: at, maxTime: t, maxTimeAt: at,
-			Exposed: map[string]int{}, Decisions: map[string]int{}, Keeper: map[string]int{}, Other: map[string]int{},
-			rows: rd.r.spool.stream()}
-		rd.turns[key] = tn
-		rd.r.Turns = append(rd.r.Turns, tn)
+	sl := rd.turns[key]
+	if sl == nil {
+		sl = &slot{rows: rd.r.spool.stream()}
+		sl.t = &Turn{Session: rec.Session, Turn: rec.Turn, First: t, Last: t, firstAt: at, maxTime: t, maxTimeAt: at, rows: sl.rows}
+		rd.turns[key] = sl
+		rd.r.slots = append(rd.r.slots, sl)
+	}
+	rd.cur = sl
+	tn := rd.wake(sl)
+	if t.After(sl.last) {
+		sl.last = t
 	}
 	if t.Before(tn.First) {
 		tn.First = t
@@ -302,34 +313,23 @@ func (rd *reader) turn(rec *record, at string, t time.Time) *Turn {
 	return tn
 }
 
-func (t *Turn) provider(id string, when time.Time) *Provider {
+func (t *Turn) provider(id string, _ time.Time) *Provider {
 	if id == "" {
 		return nil
 	}
 	for _, p := range t.Providers {
 		if p.ID == id {
-			p.seen(when)
 			return p
 		}
 	}
 	if len(t.Providers) >= maxProviders {
 		p := t.Providers[len(t.Providers)-1]
 		p.ID = "(more providers)"
-		p.seen(when)
 		return p
 	}
-	p := &Provider{ID: id, first: when, last: when}
+	p := &Provider{ID: id}
 	t.Providers = append(t.Providers, p)
 	return p
-}
-
-func (p *Provider) seen(t time.Time) {
-	if t.Before(p.first) {
-		p.first = t
-	}
-	if t.After(p.last) {
-		p.last = t
-	}
 }
 
 // providerOf is the provider a record concerns: its own field, else its capability's prefix
@@ -349,11 +349,7 @@ func (t *Turn) providerOf(rec *record) string {
 }
 
 func (t *Turn) decide(code string) {
-	if _, ok := t.Decisions[code]; ok || len(t.Decisions) < maxCodes {
-		t.Decisions[code]++
-	} else {
-		t.Decisions["(other codes)"]++
-	}
+	count(&t.Decisions, code, maxCodes, "(other codes)")
 }
 
 func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
@@ -396,9 +392,7 @@ func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 		if rec.Face != "" {
 			via = rec.Face + " " + via
 		}
-		if _, ok := t.Exposed[via]; ok || len(t.Exposed) < 16 {
-			t.Exposed[excerpt(via, 40)]++
-		}
+		count(&t.Exposed, excerpt(via, 40), 16, "(other)")
 	case audit.EventSearched:
 		t.Searches++
 		base.Kind = "search"
@@ -418,7 +412,7 @@ func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 		base.Decision = excerpt(rec.Decision+rec.Code, 40)
 		rd.row(t, base)
 	case audit.EventInvoked:
-		rd.invoked(t, at, rec, base)
+		rd.invoked(t, rd.cur, at, rec, base)
 	case audit.EventRefused:
 		t.Refused++
 		code := excerpt(rec.Code, 40)
@@ -440,7 +434,7 @@ func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 		base.Detail = excerpt(rec.Reason, textExcerpt)
 		rd.row(t, base)
 	case audit.EventKeeperStarted, audit.EventKeeperEnded, audit.EventKeeperUnavailable:
-		t.Keeper[rec.Event]++
+		count(&t.Keeper, rec.Event, 3, "")
 		base.Kind, base.Decision, base.Detail = "keeper", rec.Event, excerpt(rec.Reason, textExcerpt)
 		rd.row(t, base)
 	case audit.EventTurnEnded:
@@ -452,13 +446,26 @@ func (rd *reader) turnRecord(at string, when time.Time, rec *record) {
 		rd.row(t, base)
 	default:
 		name := excerpt(rec.Event, 40)
-		if _, ok := t.Other[name]; ok || len(t.Other) < 32 {
-			t.Other[name]++
-		}
+		count(&t.Other, name, 32, "(other events)")
 		base.Kind, base.Decision = "event", name
 		base.Detail = excerpt(rec.Reason+rec.Code, textExcerpt)
 		rd.row(t, base)
 	}
+}
+
+// count adds one to m[k], making m when it is nil (most turns need few of their maps); past
+// limit keys, new ones are counted under other (or not at all when other is "").
+func count(m *map[string]int, k string, limit int, other string) {
+	if *m == nil {
+		*m = map[string]int{}
+	}
+	if _, ok := (*m)[k]; !ok && len(*m) >= limit {
+		if other == "" {
+			return
+		}
+		k = other
+	}
+	(*m)[k]++
 }
 
 func (t *Turn) write(w Write) {
@@ -471,7 +478,7 @@ func (t *Turn) write(w Write) {
 
 // invoked pairs a call's intent with its outcome by audit id; the row is written at the
 // outcome, with the intent's arguments and time.
-func (rd *reader) invoked(t *Turn, at string, rec *record, base Row) {
+func (rd *reader) invoked(t *Turn, sl *slot, at string, rec *record, base Row) {
 	id := rec.AuditID
 	switch rec.Phase {
 	case "intent":
@@ -487,7 +494,7 @@ func (rd *reader) invoked(t *Turn, at string, rec *record, base Row) {
 		if rd.order.Len() >= maxPending {
 			rd.noOutcome(rd.pending[rd.order.Front().Value.(string)])
 		}
-		p := &pending{turn: t, row: base}
+		p := &pending{slot: sl, row: base}
 		p.el = rd.order.PushBack(id)
 		rd.pending[id] = p
 	default: // the outcome
@@ -496,12 +503,12 @@ func (rd *reader) invoked(t *Turn, at string, rec *record, base Row) {
 			code = "ok"
 		}
 		p := rd.pending[id]
-		if p == nil || p.turn != t {
+		if p == nil || p.slot != sl {
 			t.problem(at, "an outcome whose audit id matches no intent: "+excerpt(id, 64))
 			t.decide(code)
 			base.Kind, base.Decision, base.AuditID = "call", code, excerpt(id, 64)
 			base.DurationMS, base.HasOutcome = rec.DurationMS, true
-			base.Detail = "no intent"
+			base.Detail, base.Result = "no intent", excerpt(rec.Result, argsExcerpt)
 			rd.row(t, base)
 			return
 		}
@@ -509,7 +516,7 @@ func (rd *reader) invoked(t *Turn, at string, rec *record, base Row) {
 		delete(rd.pending, id)
 		row := p.row
 		row.Decision, row.DurationMS, row.HasOutcome = code, rec.DurationMS, true
-		row.Detail = excerpt(rec.Reason, textExcerpt)
+		row.Detail, row.Result = excerpt(rec.Reason, textExcerpt), excerpt(rec.Result, argsExcerpt)
 		rd.called(t, row)
 	}
 }
@@ -531,9 +538,10 @@ func (rd *reader) called(t *Turn, row Row) {
 func (rd *reader) noOutcome(p *pending) {
 	rd.order.Remove(p.el)
 	delete(rd.pending, p.row.AuditID)
-	p.turn.problem(p.row.At, "an intent without its outcome (the call never ended: a process killed mid-call?): "+p.row.AuditID)
+	t := rd.wake(p.slot)
+	t.problem(p.row.At, "an intent without its outcome (the call never ended: a process killed mid-call?): "+p.row.AuditID)
 	p.row.Decision = "no-outcome"
-	rd.called(p.turn, p.row)
+	rd.called(t, p.row)
 }
 
 func (rd *reader) row(t *Turn, r Row) {
@@ -546,35 +554,91 @@ func (rd *reader) row(t *Turn, r Row) {
 }
 
 // finish settles what only the end of the trail shows: intents left without outcome, turns
-// without turn_started, turns outside --since.
+// outside --since. The rest is settled as each turn is shown (settle).
 func (rd *reader) finish() {
+	rd.cur = nil
 	for rd.order.Len() > 0 {
 		rd.noOutcome(rd.pending[rd.order.Front().Value.(string)])
 	}
-	kept := rd.r.Turns[:0]
-	for _, t := range rd.r.Turns {
-		if !rd.f.Since.IsZero() && t.Last.Before(rd.f.Since) {
-			continue
-		}
-		if t.Started == 0 {
-			t.problem(t.firstAt, "a turn without turn_started (its first record is here)")
-		}
-		slices.SortStableFunc(t.Problems, func(a, b Problem) int { return strings.Compare(a.At, b.At) })
-		kept = append(kept, t)
+	if !rd.f.Since.IsZero() {
+		rd.r.slots = slices.DeleteFunc(rd.r.slots, func(sl *slot) bool { return sl.last.Before(rd.f.Since) })
 	}
-	rd.r.Turns = kept
-	for _, b := range rd.r.Broker {
-		for _, t := range rd.r.Turns {
-			if b.Time.Before(t.First) || b.Time.After(t.Last) {
-				continue
-			}
-			for _, p := range t.Providers {
-				if p.ID == b.Provider && p.Calls+p.Refused > 0 {
-					p.Broker++
-				}
-			}
+}
+
+// settle adds to a turn what needs the whole trail: a missing turn_started, the problems in
+// the trail's order, the broker's records on its lanes.
+func (r *Report) settle(t *Turn) {
+	if t.settled {
+		return
+	}
+	t.settled = true
+	if t.Started == 0 {
+		t.problem(t.firstAt, "a turn without turn_started (its first record is here)")
+	}
+	slices.SortStableFunc(t.Problems, func(a, b Problem) int { return r.compareAt(a.At, b.At) })
+	for _, b := range r.Broker {
+		if p := t.brokerLane(b); p != nil {
+			p.Broker++
 		}
 	}
+}
+
+// compareAt orders two file:line places as the trail was read: by file, then by line.
+func (r *Report) compareAt(a, b string) int {
+	fa, la := splitAt(a)
+	fb, lb := splitAt(b)
+	if fa != fb {
+		return cmpIndex(r.fileIndex(fa), r.fileIndex(fb))
+	}
+	return cmpIndex(la, lb)
+}
+
+func splitAt(at string) (string, int) {
+	i := strings.LastIndexByte(at, ':')
+	n := 0
+	fmt.Sscan(at[i+1:], &n)
+	return at[:max(i, 0)], n
+}
+
+func (r *Report) fileIndex(base string) int {
+	for i, f := range r.Files {
+		if filepath.Base(f) == base {
+			return i
+		}
+	}
+	return len(r.Files)
+}
+
+func cmpIndex(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Turns is how many turns the report covers.
+func (r *Report) Turns() int { return len(r.slots) }
+
+// Each calls fn with each turn the report covers, in the order the turns first appear; a turn
+// retired to the spool is read back for the call and let go after it.
+func (r *Report) Each(fn func(*Turn) error) error {
+	for _, sl := range r.slots {
+		t := sl.t
+		if t == nil {
+			var err error
+			if t, err = r.load(sl); err != nil {
+				return err
+			}
+		}
+		r.settle(t)
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Rows calls fn with each of the turn's rows in the order they were decided.
@@ -593,22 +657,33 @@ func (r *Report) Rows(t *Turn, fn func(Row) error) error {
 	}
 }
 
-// BrokerFor returns the broker's records that belong on the turn's lanes: those of a
-// provider the turn used, while the turn ran.
+// BrokerFor returns the broker's records that belong on the turn's lanes.
 func (r *Report) BrokerFor(t *Turn) []BrokerEvent {
 	var out []BrokerEvent
 	for _, b := range r.Broker {
-		if b.Time.Before(t.First) || b.Time.After(t.Last) {
-			continue
-		}
-		for _, p := range t.Providers {
-			if p.ID == b.Provider && p.Calls+p.Refused > 0 {
-				out = append(out, b)
-				break
-			}
+		if t.brokerLane(b) != nil {
+			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// brokerLane is the lane of the turn a broker record belongs on: that of its provider when the
+// turn used it (a call or a refusal) while the turn ran, under the turn's project when the
+// record names a share key (a share: project upstream serves one project); nil otherwise.
+func (t *Turn) brokerLane(b BrokerEvent) *Provider {
+	if b.Time.Before(t.First) || b.Time.After(t.Last) {
+		return nil
+	}
+	if b.ShareKey != "" && t.Project != "" && b.ShareKey != t.Project {
+		return nil
+	}
+	for _, p := range t.Providers {
+		if p.ID == b.Provider && p.Calls+p.Refused > 0 {
+			return p
+		}
+	}
+	return nil
 }
 
 func args(rec *record) string {

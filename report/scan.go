@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // maxLine bounds one line held in memory. A longer line (no record the audit package writes
@@ -19,7 +20,6 @@ type lineReader struct {
 	r    *bufio.Reader
 	buf  []byte
 	n    int64 // the number of the line last read, from 1
-	off  int64 // where the next line begins
 	long int64 // the length of the last line when it was longer than maxLine (then not held)
 }
 
@@ -27,20 +27,18 @@ func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
 }
 
-// next returns the next line (valid until the next call) and its start offset; ok is false
-// at the end of the input. A last line without a newline is a line. A line longer than
-// maxLine is returned as nil with l.long set.
-func (l *lineReader) next() (line []byte, start int64, ok bool, err error) {
+// next returns the next line (valid until the next call); ok is false at the end of the
+// input. A last line without a newline is a line. A line longer than maxLine is returned as
+// nil with l.long set.
+func (l *lineReader) next() (line []byte, ok bool, err error) {
 	l.buf, l.long = l.buf[:0], 0
-	start = l.off
 	total := 0
 	for {
 		frag, err := l.r.ReadSlice('\n')
 		total += len(frag)
 		if err == nil && total == len(frag) { // the whole line in the reader's buffer: no copy
 			l.n++
-			l.off += int64(total)
-			return frag[:len(frag)-1], start, true, nil
+			return frag[:len(frag)-1], true, nil
 		}
 		if total <= maxLine {
 			l.buf = append(l.buf, frag...)
@@ -49,31 +47,31 @@ func (l *lineReader) next() (line []byte, start int64, ok bool, err error) {
 			continue
 		}
 		if err != nil && err != io.EOF {
-			return nil, start, false, err
+			return nil, false, err
 		}
 		if total == 0 {
-			return nil, start, false, nil
+			return nil, false, nil
 		}
 		l.n++
-		l.off += int64(total)
 		if total > maxLine {
 			l.long = int64(total)
-			return nil, start, true, nil
+			return nil, true, nil
 		}
-		return bytes.TrimSuffix(l.buf, []byte{'\n'}), start, true, nil
+		return bytes.TrimSuffix(l.buf, []byte{'\n'}), true, nil
 	}
 }
 
 // head is what is read of every record before deciding whether it concerns the report: the
-// top-level keys that place it. The rest is decoded only for records that do.
+// top-level keys that place it, as their raw JSON values (slices of the line: nothing is copied
+// for a record that is skipped). The rest is decoded only for records that do concern it.
 type head struct {
-	turn, session, time, event string
+	turn, session, time, event []byte
 	hasTurn, broker            bool
 }
 
 // readHead reads the top-level keys of line, which json.Valid accepted, without decoding the
-// rest: string values are unquoted only when they hold an escape. A key given twice counts
-// as encoding/json counts it (the last wins). ok is false when line is not a JSON object.
+// rest. A key given twice counts as encoding/json counts it (the last wins). ok is false when
+// line is not a JSON object.
 func readHead(line []byte) (h head, ok bool) {
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
@@ -95,23 +93,36 @@ func readHead(line []byte) (h head, ok bool) {
 		vEnd := valueEnd(line, i)
 		val := line[i:vEnd]
 		i = vEnd
-		var dst *string
 		switch string(unquoteKey(key)) {
 		case "turn":
-			dst, h.hasTurn = &h.turn, true
+			h.turn, h.hasTurn = val, true
 		case "session":
-			dst = &h.session
+			h.session = val
 		case "time":
-			dst = &h.time
+			h.time = val
 		case "event":
-			dst = &h.event
+			h.event = val
 		case "broker":
 			h.broker = string(val) == "true"
 		}
-		if dst != nil {
-			*dst = unquote(val)
-		}
 	}
+}
+
+// plain is a JSON string value's text when reading it needs no decoding (no escape, valid
+// UTF-8); ok is false otherwise.
+func plain(v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return nil, false
+	}
+	return v[1 : len(v)-1], true
+}
+
+// is tells whether the raw value v is the string s, without copying it when it can.
+func is(v []byte, s string) bool {
+	if p, ok := plain(v); ok {
+		return string(p) == s
+	}
+	return unquote(v) == s
 }
 
 func skipSpace(b []byte, i int) int {
@@ -121,17 +132,25 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// stringEnd returns the index after the string that opens at b[i] (valid JSON).
+// stringEnd returns the index after the string that opens at b[i] (valid JSON): the first
+// quote after it that an even number of backslashes precedes.
 func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1
 		}
+		j++
 	}
-	return len(b)
 }
 
 // valueEnd returns the index after the value that begins at b[i] (valid JSON).
@@ -144,18 +163,25 @@ func valueEnd(b []byte, i int) int {
 		return stringEnd(b, i)
 	case '{', '[':
 		depth := 0
-		for j := i; j < len(b); j++ {
+		for j := i; j < len(b); {
+			k := bytes.IndexAny(b[j:], `"{}[]`)
+			if k < 0 {
+				return len(b)
+			}
+			j += k
 			switch b[j] {
 			case '"':
-				j = stringEnd(b, j) - 1
+				j = stringEnd(b, j)
+				continue
 			case '{', '[':
 				depth++
-			case '}', ']':
+			default:
 				depth--
 				if depth == 0 {
 					return j + 1
 				}
 			}
+			j++
 		}
 		return len(b)
 	}
@@ -171,8 +197,8 @@ func unquote(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1])
+	if p, ok := plain(v); ok { // else as encoding/json reads it (U+FFFD for invalid UTF-8)
+		return string(p)
 	}
 	var s string
 	_ = json.Unmarshal(v, &s)
@@ -180,8 +206,8 @@ func unquote(v []byte) string {
 }
 
 func unquoteKey(k []byte) []byte {
-	if len(k) >= 2 && bytes.IndexByte(k, '\\') < 0 {
-		return k[1 : len(k)-1]
+	if p, ok := plain(k); ok {
+		return p
 	}
 	return []byte(unquote(k))
 }
@@ -207,6 +233,7 @@ type record struct {
 	DurationMS float64  `json:"duration_ms"`
 	Args       string   `json:"args"`
 	ArgsCut    bool     `json:"args_truncated"`
+	Result     string   `json:"result"`
 	Phase      string   `json:"phase"`
 	Approval   string   `json:"approval"`
 	Sent       *bool    `json:"sent"`

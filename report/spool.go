@@ -30,7 +30,7 @@ type stream struct {
 type chunk struct{ off, n int64 }
 
 // spoolBudget is the rows a report holds in memory before it spills them (a variable for tests).
-var spoolBudget = 8 << 20
+var spoolBudget = 4 << 20
 
 func newSpool(budget int) *spool { return &spool{budget: budget} }
 
@@ -49,19 +49,48 @@ func (st *stream) write(b []byte) {
 	}
 }
 
-// spill writes every stream's buffer to the file, one chunk each.
-func (sp *spool) spill() {
+// file makes the spool's file on first use; false when there is none (the report then keeps
+// everything in memory: still right, only larger).
+func (sp *spool) file() bool {
 	if sp.err != nil {
-		return // kept in memory: the report is still right, only larger
+		return false
 	}
 	if sp.f == nil {
 		f, err := os.CreateTemp("", "spear-report-*")
 		if err != nil {
 			sp.err = err
-			return
+			return false
 		}
 		os.Remove(f.Name()) // nothing to clean up however the report ends
 		sp.f = f
+	}
+	return true
+}
+
+// put appends b to the file as a chunk of its own.
+func (sp *spool) put(b []byte) (chunk, bool) {
+	if !sp.file() {
+		return chunk{}, false
+	}
+	if _, err := sp.f.WriteAt(b, sp.size); err != nil {
+		sp.err = err
+		return chunk{}, false
+	}
+	c := chunk{sp.size, int64(len(b))}
+	sp.size += c.n
+	return c, true
+}
+
+func (sp *spool) get(c chunk) ([]byte, error) {
+	b := make([]byte, c.n)
+	_, err := sp.f.ReadAt(b, c.off)
+	return b, err
+}
+
+// spill writes every stream's buffer to the file, one chunk each.
+func (sp *spool) spill() {
+	if !sp.file() {
+		return
 	}
 	for _, st := range sp.streams {
 		if len(st.buf) == 0 {
@@ -74,7 +103,7 @@ func (sp *spool) spill() {
 		st.chunks = append(st.chunks, chunk{sp.size, int64(len(st.buf))})
 		sp.size += int64(len(st.buf))
 		sp.held -= len(st.buf)
-		st.buf = st.buf[:0:0]
+		st.buf = nil // not buf[:0:0], which would keep the array alive
 	}
 }
 

@@ -17,12 +17,10 @@ import (
 func (r *Report) Text(w io.Writer, color bool) error {
 	bw := bufio.NewWriter(w)
 	p := &painter{color: color}
-	fmt.Fprintf(bw, "%s %s: %d records, %d turns\n", p.bold("audit"), strings.Join(cleanAll(r.Files), ", "), r.Records, len(r.Turns))
+	fmt.Fprintf(bw, "%s %s: %d records, %d turns\n", p.bold("audit"), strings.Join(cleanAll(r.Files), ", "), r.Records, r.Turns())
 	r.problemsText(bw, p, "the trail", r.Problems, r.More)
-	for _, t := range r.Turns {
-		if err := r.turnText(bw, p, t); err != nil {
-			return err
-		}
+	if err := r.Each(func(t *Turn) error { return r.turnText(bw, p, t) }); err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -114,7 +112,8 @@ func (r *Report) turnText(w *bufio.Writer, p *painter, t *Turn) error {
 		tw.write(w, "  ", nil)
 	}
 	for _, b := range r.BrokerFor(t) {
-		fmt.Fprintf(w, "  broker     %s %s %s (%s) %s\n", b.Time.Format(stamp), b.Event, b.Provider, orNone(b.ShareKey), b.Detail)
+		line := fmt.Sprintf("  broker     %s %s %s (%s) %s", b.Time.Format(stamp), b.Event, b.Provider, orNone(b.ShareKey), b.Detail)
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	if len(t.Writes) > 0 {
 		fmt.Fprintf(w, "  writes\n")

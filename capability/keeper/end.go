@@ -3,12 +3,12 @@ package keeper
 import (
 	"fmt"
 	"io"
-	"net"
 	"sync"
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 )
 
 // endTurnWait bounds how long --end-turn waits for the keeper to stop its providers (each
@@ -73,24 +73,19 @@ func stopKeeper(t *providers.Turn, dir string) {
 	if err != nil {
 		return
 	}
-	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+	kp, err := provlink.Dial(path, nil)
 	unlock() // the keeper takes it to end
 	if err != nil {
-		return // no keeper
+		return // no keeper, or not ours
 	}
-	defer conn.Close()
-	if samePeer(conn) != nil {
-		return
-	}
+	defer kp.Close()
 	link := &Link{t: t, path: path}
-	kp := &keptProvider{link: link, conn: conn}
 	hello := link.hello()
 	hello.Ending = true // the keeper may serve another configuration of the turn
-	if kp.send(hello, request{Op: opStop, Reason: reasonEndTurn}) != nil {
+	if kp.Send(hello, provlink.Request{Op: provlink.OpStop, Reason: reasonEndTurn}) != nil {
 		return
 	}
-	conn.SetReadDeadline(time.Now().Add(endTurnWait))
-	io.Copy(io.Discard, conn) // the hello's reply, then the end
+	kp.DrainUntil(time.Now().Add(endTurnWait)) // the hello's reply, then the end
 	if unlock, err := lockKeeper(dir); err == nil {
 		unlock()
 	}

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
@@ -434,7 +435,7 @@ func TestKeeperEndingHello(t *testing.T) {
 	s := oneProviderTurn(t, dir, map[string]any{"tools": []any{}})
 	core, _, c, served := startKept(t, dir, s)
 	c.Close()
-	ask := func(reqs ...request) string {
+	ask := func(reqs ...provlink.Request) string {
 		t.Helper()
 		conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: socketPath(core.State.Dir()), Net: "unix"})
 		if err != nil {
@@ -448,17 +449,17 @@ func TestKeeperEndingHello(t *testing.T) {
 		b, _ := io.ReadAll(conn)
 		return string(b)
 	}
-	other := request{Op: opHello, Protocol: protocol, Turn: core.Manifest.Turn, Key: strings.Repeat("0", 32)}
-	if got := ask(other, request{Op: opStart, Provider: "p"}); !strings.Contains(got, "serves another turn, manifest or configuration") {
+	other := provlink.Request{Op: provlink.OpHello, Protocol: protocol, Turn: core.Manifest.Turn, Key: strings.Repeat("0", 32)}
+	if got := ask(other, provlink.Request{Op: provlink.OpStart, Provider: "p"}); !strings.Contains(got, "serves another turn, manifest or configuration") {
 		t.Errorf("a hello of another configuration: %q", got)
 	}
 	ending := other
 	ending.Ending = true
-	if got := ask(ending, request{Op: opStart, Provider: "p"}); !strings.Contains(got, "only stop follows the hello of --end-turn") {
+	if got := ask(ending, provlink.Request{Op: provlink.OpStart, Provider: "p"}); !strings.Contains(got, "only stop follows the hello of --end-turn") {
 		t.Errorf("start after an ending hello: %q", got)
 	}
 	ending.Turn = "another"
-	if got := ask(ending, request{Op: opStop}); !strings.Contains(got, "serves another turn") {
+	if got := ask(ending, provlink.Request{Op: provlink.OpStop}); !strings.Contains(got, "serves another turn") {
 		t.Errorf("an ending hello of another turn: %q", got)
 	}
 	endTurn(t, s, served)

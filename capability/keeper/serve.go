@@ -3,15 +3,13 @@ package keeper
 import (
 	"net"
 	"os"
-	"os/signal"
 	"runtime"
-	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
@@ -43,7 +41,7 @@ type server struct {
 type kept struct {
 	mu       sync.Mutex // one start or listing at a time
 	client   *mcpstdio.Client
-	tools    []wireTool // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
+	tools    []provlink.WireTool // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
 	listedAt time.Time
 	hash     string            // providers.ListingHash of the last listing
 	names    map[string]placed // where each name stands in it (the tools request)
@@ -61,16 +59,8 @@ func Serve(s providers.Settings) int {
 	// (the connection's reader, the call, the provider's reader) would otherwise wake another
 	// thread on the other CPU, which costs more than the handoff (docs/bench.md, face-invoke).
 	runtime.GOMAXPROCS(1)
-	closeInherited()
-	f := os.NewFile(listenFd, "keeper socket")
-	fl, err := net.FileListener(f)
-	f.Close()
-	if err != nil {
-		return 1
-	}
-	ln, ok := fl.(*net.UnixListener)
-	if !ok {
-		fl.Close()
+	ln := provlink.Inherited(listenFd, "keeper socket")
+	if ln == nil {
 		return 1
 	}
 	return serve(s, ln, true)
@@ -102,26 +92,6 @@ func serve(s providers.Settings, ln *net.UnixListener, signals bool) int {
 	return 0
 }
 
-// closeInherited closes every descriptor above the socket that this process did not open
-// itself (they lack close-on-exec): whatever the harness left open in the -c process is not
-// held by the keeper, nor passed to its providers.
-func closeInherited() {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, ent := range ents {
-		fd, err := strconv.Atoi(ent.Name())
-		if err != nil || fd <= listenFd {
-			continue
-		}
-		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
-		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
-			syscall.Close(fd)
-		}
-	}
-}
-
 // serve accepts connections until the keeper ends, then stops everything and returns once
 // every goroutine it started has.
 func (k *server) serve(signals bool) {
@@ -131,16 +101,7 @@ func (k *server) serve(signals bool) {
 	defer close(stop)
 	wg.Go(func() { k.idleWatch(stop) })
 	if signals {
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-		defer signal.Stop(sigs)
-		wg.Go(func() {
-			select {
-			case sig := <-sigs:
-				k.end("terminated by " + sig.String())
-			case <-stop:
-			}
-		})
+		defer provlink.EndOnSignal(&wg, stop, k.end)()
 	}
 	wg.Go(func() {
 		for {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/spear-shell/spear-shell/capability/providers"
+	"github.com/spear-shell/spear-shell/capability/provlink"
 )
 
 // Flag is the hidden option that runs spear-shell as a turn's keeper (Serve).
@@ -73,21 +74,11 @@ func (k *Link) probe() error {
 
 // lockKeeper takes the turn's keeper lock (flock on a file of the state directory).
 func lockKeeper(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	unlock, err = provlink.Lock(filepath.Join(dir, lockName))
 	if err != nil {
-		return nil, fmt.Errorf("keeper: lock: %w", err)
+		return nil, fmt.Errorf("keeper: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("keeper: lock: %w", err)
-	}
-	return func() { f.Close() }, nil
+	return unlock, nil
 }
 
 // launch binds the socket (0600) and starts the keeper on it: this binary in keeper mode,
@@ -128,28 +119,6 @@ func (k *Link) launch() error {
 	if err != nil {
 		os.Remove(k.path)
 		return fmt.Errorf("keeper: start %s: %w", s.Self, err)
-	}
-	return nil
-}
-
-// samePeer checks that the other end of a keeper connection runs as our user.
-func samePeer(conn *net.UnixConn) error {
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("keeper: %w", err)
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return fmt.Errorf("keeper: %w", err)
-	}
-	if cerr != nil {
-		return fmt.Errorf("keeper: peer credentials: %w", cerr)
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("keeper: the peer runs as uid %d, not as us", cred.Uid)
 	}
 	return nil
 }

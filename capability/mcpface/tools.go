@@ -233,7 +233,7 @@ func searchResult(t *capability.Turn, p *capability.SearchPage) *mcp.CallToolRes
 		results = append(results, searchHit{ID: capability.Clean(e.ID), Class: e.Class, Description: line})
 	}
 	for _, d := range p.Down {
-		fmt.Fprintf(&b, "Provider %s is unavailable for the rest of this turn: %s.\n", d.Provider, d.Reason)
+		fmt.Fprintf(&b, "%s\n", d.Line())
 	}
 	fmt.Fprintf(&b, "admitted: %d\n", p.Admitted)
 	sc := searchPage{Results: results, Admitted: p.Admitted, Matched: p.Matched, NextCursor: p.Next}

@@ -209,7 +209,7 @@ func resolve(s Settings) (*Turn, resolved) {
 	getenv := s.Getenv
 	home := policy.DefaultHome(getenv)
 	capsFile := getenv("SPEAR_CAPABILITIES_FILE")
-	reg, regErr := policy.Load(policy.Paths{Home: home, CapabilitiesFile: capsFile})
+	reg, regErr := policy.Load(policy.Paths{Home: home, CapabilitiesFile: capsFile, AuditFile: getenv("SPEAR_AUDIT_FILE")})
 	if reg == nil {
 		reg = &policy.Registry{Home: home}
 	}

@@ -918,18 +918,24 @@ func TestFaceBoundary(t *testing.T) {
 }
 
 // TestFaceProviderStrings: what a provider supplies is cleaned (escapes, bidi controls) in the
-// content and in structuredContent, and the configuration's secrets are redacted from both.
+// content and in structuredContent, and the configuration's secrets (env and env_file values)
+// are redacted from both.
 func TestFaceProviderStrings(t *testing.T) {
 	t.Parallel()
-	const secret = "s3cr3t-t0ken-value"
+	const secret, fileSecret = "s3cr3t-t0ken-value", "f1le-s3cr3t-value"
 	fx := newFixture(t, `{"providers": [{"id": "h", "command": ["$FAKEPROVIDER", "$WORK/h.json"], "scope": "global",
-  "read": ["hostile", "leak", "str"], "env": {"TOKEN": "`+secret+`"}}]}`, map[string]any{}, map[string]string{
+  "read": ["hostile", "leak", "leakfile", "str"], "env": {"TOKEN": "`+secret+`"}, "env_file": "$WORK/home/h.env"}]}`, map[string]any{}, map[string]string{
+		"home/h.env": "FILE_TOKEN=" + fileSecret + "\n",
 		"h.json": `{"tools": [
+  {"name": "leakfile", "description": "Leak the env_file's.", "inputSchema": {"type": "object"}, "behavior": {"env": "FILE_TOKEN", "environErr": true}},
   {"name": "hostile", "description": "Bad \u001b[31mtext\u202e.", "inputSchema": {"type": "object"},
    "behavior": {"hostile": true, "structured": {"k\u001b[1m": "v\u001b]0;t\u0007\u202e"}}},
   {"name": "leak", "description": "Leak.", "inputSchema": {"type": "object"}, "behavior": {"env": "TOKEN", "structured": {"t": "` + secret + `"}}},
   {"name": "str", "description": "A schema that is not an object's.", "inputSchema": {"type": "string"}, "behavior": {"text": ["str"]}}
 ]}`})
+	if err := os.Chmod(filepath.Join(fx.dir, "home", "h.env"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	f := fx.startFace(t)
 	tl := f.tools(t)
 	if _, ok := tl["h__str"]; ok {
@@ -951,8 +957,13 @@ func TestFaceProviderStrings(t *testing.T) {
 	if b := string(mustJSON(res)); strings.Contains(b, secret) {
 		t.Errorf("the secret reaches the client: %s", b)
 	}
-	if b, _ := os.ReadFile(fx.audit); strings.Contains(string(b), secret) {
-		t.Error("the secret is in the audit trail")
+	res = f.call(t, "h__leakfile", map[string]any{})
+	ok(t, fx, res, "h/leakfile")
+	if b := string(mustJSON(res)); strings.Contains(b, fileSecret) || !strings.Contains(b, "[REDACTED]") {
+		t.Errorf("the env_file's value reaches the client, or never reached the provider: %s", b)
+	}
+	if b, _ := os.ReadFile(fx.audit); strings.Contains(string(b), secret) || strings.Contains(string(b), fileSecret) {
+		t.Error("a secret is in the audit trail")
 	}
 	d := f.call(t, "spear_describe", map[string]any{"ids": []string{"h/hostile", "h/str"}})
 	if b := string(mustJSON(d)); d.IsError || strings.Contains(b, `\u001b`) || strings.Contains(b, "\u202e") {

@@ -34,8 +34,14 @@ func run(argv []string, stdin, stdout, stderr *os.File) int {
 		fmt.Fprintf(stderr, "spear-shell: %s\n", a.Problem)
 		return 2
 	}
-	if a.Own == "keeper" {
+	switch a.Own {
+	case "keeper":
 		return runKeeper(a, stderr)
+	case "broker", "broker-stop", "broker-release", "broker-serve":
+		return runBroker(a, stdout, stderr)
+	}
+	if a.Own == "import" {
+		return runImport(argv[0], a.OwnArgs, stderr)
 	}
 	self, manifest, rs, rsErr := fastpath.RealShell(a)
 	if self == "" {

@@ -34,7 +34,9 @@ type Args struct {
 	Params   []string // positional parameters
 	NoExec   bool     // -n: bash only reads
 	Terminal bool     // -i
-	Own      string   // "check", "context", "end-turn", "keeper", "lock", "spear-version", or ""
+	Own      string   // "check", "context", "end-turn", "import", "keeper", "lock", "spear-version", "broker", "broker-stop", "broker-release", "broker-serve", or ""
+	OwnArgs  []string // --import: everything after it
+	Release  string   // --broker-release ID
 	Diff     bool     // --lock --diff
 	IDs      []string // --lock's provider ids (its operands)
 	Manifest string   // --manifest FILE
@@ -66,6 +68,9 @@ func ParseArgs(args []string) Args {
 		case "--end-turn":
 			a.Own = "end-turn"
 			continue
+		case "--import": // the rest is the import's (docs/import.md)
+			a.Own, a.OwnArgs = "import", args[i+1:]
+			return a
 		case "--lock":
 			a.Own = "lock"
 			continue
@@ -74,6 +79,21 @@ func ParseArgs(args []string) Args {
 			continue
 		case "--spear-keeper": // hidden: a turn's keeper (SPEC 12), started by spear-shell itself
 			a.Own = "keeper"
+			continue
+		case "--broker", "--broker-stop": // the broker (SPEC 14): in the foreground; stopped
+			a.Own = arg[2:]
+			continue
+		case "--spear-broker": // hidden: an on-demand broker, started by spear-shell itself
+			a.Own = "broker-serve"
+			continue
+		case "--broker-release":
+			a.Own = "broker-release"
+			if i+1 >= len(args) || args[i+1] == "" {
+				a.Problem = "--broker-release needs a provider id"
+				continue
+			}
+			i++
+			a.Release = args[i]
 			continue
 		case "--manifest":
 			if i+1 >= len(args) {

@@ -28,3 +28,28 @@ func BenchmarkParse10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDefinition10k: the canonical definitions of a listing of 10,000 tools, which a turn
+// under a lock computes for every listing it judges; /reference builds them on encoding/json's
+// tokens (referenceCanonical), for the ratio.
+func BenchmarkDefinition10k(b *testing.B) {
+	in := []byte(`{"type":"object","properties":{"message":{"type":"string","description":"what to say"},"count":{"type":"integer","minimum":1}},"required":["message"]}`)
+	defs := make([][]byte, 10000)
+	for i := range defs {
+		defs[i] = []byte(fmt.Sprintf(`{"name":"t%05d","description":"Tool number %d does one thing well.","inputSchema":%s}`, i, i, in))
+	}
+	for _, c := range []struct {
+		name  string
+		canon func([]byte) (string, error)
+	}{{"canonical", Canonical}, {"reference", referenceCanonical}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				for _, d := range defs {
+					if _, err := c.canon(d); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,9 +1,17 @@
 package lock
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"reflect"
+	"slices"
+	"sort"
+	"strconv"
 	"testing"
+	"unicode/utf16"
 )
 
 var canonTests = []struct{ in, want string }{
@@ -43,9 +51,12 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
+var canonRefusals = []string{``, ` `, `{`, `{"a":1,"a":2}`, `{"\u0061":1,"a":2}`, `[1,]`, `[,1]`, `{"a":1} {}`, `01`, `-01`, `-`, `1.`, `.5`,
+	`1e`, `1e+`, `{a:1}`, "\"\x01\"", `NaN`, `tru`, `nul`, `[`, `{"a"}`, `{"a":}`, `{,}`, `"\q"`, `"\u12"`, `"abc`}
+
 func TestCanonicalRefuses(t *testing.T) {
 	t.Parallel()
-	for _, in := range []string{``, `{`, `{"a":1,"a":2}`, `[1,]`, `{"a":1} {}`, `01`, `{a:1}`, `"\x01"`, `NaN`} {
+	for _, in := range canonRefusals {
 		if got, err := Canonical([]byte(in)); err == nil {
 			t.Errorf("Canonical(%q) = %q, want an error", in, got)
 		}
@@ -68,14 +79,23 @@ func TestDefinition(t *testing.T) {
 	}
 }
 
-// FuzzCanonical: the canonical form is stable (canonical of canonical is itself), valid JSON,
-// and the same value as its input.
+// FuzzCanonical: Canonical agrees with a reference built on encoding/json's tokens (the same
+// text, or both an error), and the canonical form is stable (canonical of canonical is
+// itself), valid JSON, and the same value as its input.
 func FuzzCanonical(f *testing.F) {
 	for _, tc := range canonTests {
 		f.Add(tc.in)
 	}
+	for _, in := range canonRefusals {
+		f.Add(in)
+	}
+	f.Add(`{"é\u00e9":[1.5e-3,{"z":null,"\ud83d\ude00":"\u2028"}],"\ufb33":"\u0000\ud800x"}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		c, err := Canonical([]byte(in))
+		ref, refErr := referenceCanonical([]byte(in))
+		if (err == nil) != (refErr == nil) || c != ref {
+			t.Fatalf("%q: Canonical %q (%v), the reference %q (%v)", in, c, err, ref, refErr)
+		}
 		if err != nil {
 			return
 		}
@@ -92,6 +112,141 @@ func FuzzCanonical(f *testing.F) {
 		}
 		if json.Unmarshal([]byte(c), &b) != nil || !reflect.DeepEqual(a, b) {
 			t.Fatalf("another value: %q -> %q", in, c)
+		}
+	})
+}
+
+// referenceCanonical is the canonical form built the obvious way, on encoding/json's tokens:
+// FuzzCanonical holds Canonical to it.
+func referenceCanonical(raw []byte) (string, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var b []byte
+	var value func() error
+	value = func() error {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '[' {
+				b = append(b, '[')
+				for n := 0; d.More(); n++ {
+					if n > 0 {
+						b = append(b, ',')
+					}
+					if err := value(); err != nil {
+						return err
+					}
+				}
+				b = append(b, ']')
+				_, err := d.Token()
+				return err
+			}
+			type kv struct{ k, v string }
+			var ms []kv
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return err
+				}
+				outer := b
+				b = nil
+				if err := value(); err != nil {
+					return err
+				}
+				ms = append(ms, kv{kt.(string), string(b)})
+				b = outer
+			}
+			if _, err := d.Token(); err != nil {
+				return err
+			}
+			sort.SliceStable(ms, func(i, j int) bool {
+				return slices.Compare(utf16.Encode([]rune(ms[i].k)), utf16.Encode([]rune(ms[j].k))) < 0
+			})
+			b = append(b, '{')
+			for i, m := range ms {
+				if i > 0 {
+					if ms[i-1].k == m.k {
+						return errors.New("repeated")
+					}
+					b = append(b, ',')
+				}
+				b = appendString(b, m.k)
+				b = append(b, ':')
+				b = append(b, m.v...)
+			}
+			b = append(b, '}')
+		case string:
+			b = appendString(b, v)
+		case json.Number:
+			b = append(b, v...)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		case nil:
+			b = append(b, "null"...)
+		}
+		return nil
+	}
+	if err := value(); err != nil {
+		return "", err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return "", errors.New("more than one value")
+	}
+	return string(b), nil
+}
+
+// definitionByReference is Definition built the obvious way: the members marshalled into one
+// object, then put in canonical form by the reference.
+func definitionByReference(d Def) (string, error) {
+	m := map[string]json.RawMessage{}
+	str := func(k, v string) {
+		if v != "" || k == "name" {
+			b, _ := json.Marshal(v)
+			m[k] = b
+		}
+	}
+	str("name", d.Name)
+	str("title", d.Title)
+	str("description", d.Description)
+	for k, v := range map[string]json.RawMessage{"inputSchema": d.InputSchema, "outputSchema": d.OutputSchema, "annotations": d.Annotations} {
+		if v = bytes.TrimSpace(v); len(v) > 0 && string(v) != "null" {
+			if !json.Valid(v) {
+				return "", errors.New("not JSON")
+			}
+			m[k] = v
+		}
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for _, k := range []string{"annotations", "description", "inputSchema", "name", "outputSchema", "title"} {
+		if v, ok := m[k]; ok {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			fmt.Fprintf(&b, "%q:", k)
+			b.Write(v)
+		}
+	}
+	b.WriteByte('}')
+	return referenceCanonical(b.Bytes())
+}
+
+// FuzzDefinition: Definition writes what the reference makes of the same members.
+func FuzzDefinition(f *testing.F) {
+	f.Add("echo", "", "Echo <it> & \x7f\u2028.", `{"type":"object","b":1.50,"a":[true,null]}`, ``, `{"readOnlyHint":true}`)
+	f.Add("t\xff", "T\x01", "", ` { } `, `null`, `{"a":1,"a":2}`)
+	f.Add("", "", "", `[`, `{}`, `"x"`)
+	f.Fuzz(func(t *testing.T, name, title, desc, in, out, ann string) {
+		d := Def{Name: name, Title: title, Description: desc, InputSchema: []byte(in), OutputSchema: []byte(out), Annotations: []byte(ann)}
+		got, err := Definition(d)
+		want, refErr := definitionByReference(d)
+		if (err == nil) != (refErr == nil) || got != want {
+			t.Fatalf("%+v:\nDefinition %q (%v)\nreference  %q (%v)", d, got, err, want, refErr)
 		}
 	})
 }

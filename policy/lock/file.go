@@ -275,3 +275,18 @@ func Write(path string, f *File) error {
 	}
 	return nil
 }
+
+// Hold takes an exclusive lock (flock) on the directory that holds path, for one --lock run
+// from its read to its write: two operators locking different providers at once then keep
+// both entries. release ends it.
+func Hold(path string) (release func(), err error) {
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, paths.UnwrapPath(err))
+	}
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("lock %s: flock: %w", path, err)
+	}
+	return func() { d.Close() }, nil // closing the descriptor releases the flock
+}

@@ -8,17 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
-func sample(t *testing.T) *File {
-	t.Helper()
+// sample is a lock of two providers of two tools each.
+func sample(*testing.T) *File {
 	f := &File{Version: Version}
 	for _, id := range []string{"mem", "echo"} {
 		p := Provider{ID: id, Command: []string{"/usr/bin/node", id + ".js"}, Server: id + "-server", Time: "2026-12-07T02:00:00Z"}
 		for _, name := range []string{"b", "a"} {
 			def, err := Definition(Def{Name: name, Description: "Tool " + name, InputSchema: []byte(`{"type":"object"}`)})
 			if err != nil {
-				t.Fatal(err)
+				panic(err) // a constant definition
 			}
 			p.Tools = append(p.Tools, Tool{Name: name, Definition: def, SHA256: Sum([]byte(def))})
 		}
@@ -159,4 +160,53 @@ func TestUnifiedDiff(t *testing.T) {
 	if d := UnifiedDiff("a", "b", "same\n", "same\n"); d != "" {
 		t.Errorf("equal texts: %q", d)
 	}
+}
+
+// FuzzParse: any content is a lock or an error, never a panic; a lock read back from what
+// Marshal writes of it is the same lock, and Verify never panics on it.
+func FuzzParse(f *testing.F) {
+	good := sample(nil).Marshal()
+	f.Add(good)
+	f.Add(good[:len(good)/3])
+	f.Add([]byte(`{"version":1,"providers":null}`))
+	f.Add([]byte(`{"version":1,"providers":[{"id":"a","command":["/x"],"server":"","time":"","tools":[{"name":"a","definition":"{}","sha256":"44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lf, err := Parse(data)
+		if err != nil {
+			return
+		}
+		_ = lf.Verify()
+		again, err := Parse(lf.Marshal())
+		if err != nil {
+			t.Fatalf("a lock's own text does not parse: %v", err)
+		}
+		if string(again.Marshal()) != string(lf.Marshal()) {
+			t.Fatalf("not the same lock:\n%s\n%s", lf.Marshal(), again.Marshal())
+		}
+	})
+}
+
+// TestHoldSerialises: a second Hold of the same directory waits for the first's release.
+func TestHoldSerialises(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	release, err := Hold(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan struct{})
+	go func() {
+		r2, err := Hold(path)
+		if err == nil {
+			r2()
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second Hold did not wait for the first")
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	<-got
 }

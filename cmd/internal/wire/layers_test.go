@@ -17,8 +17,9 @@ var layers = map[string]int{
 	"interp": 1, "interp/sandbox": 1,
 	"interp/realshell": 2, "interp/envelope": 2,
 	"interp/session":       3,
-	"capability/providers": 2, "capability/keeper": 3, "capability": 4, "capability/mcpface": 5,
-	"cmd/internal/wire": 6,
+	"capability/providers": 2, "capability/importer": 2, "capability/provlink": 3, "capability/keeper": 4,
+	"capability/broker": 4, "capability": 5, "capability/mcpface": 6,
+	"cmd/internal/wire": 7,
 	"testdata/testkit":  0, // the tests' shared fixtures: imported by tests alone
 }
 

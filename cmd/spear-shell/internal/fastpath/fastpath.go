@@ -22,8 +22,8 @@ import (
 
 func init() {
 	argv := os.Args
-	if len(argv) == 0 || sandbox.IsStub(argv[0]) {
-		return
+	if len(argv) == 0 || sandbox.IsStub(argv[0]) || len(argv) > 1 && argv[1] == "--report" {
+		return // --report's own flags are not bash's (a session named -c is not a -c string)
 	}
 	// Only the exact shape main would forward at once: -c text that cannot spell the name.
 	// (A test binary's -test.* flags never make it, so tests reach their own main.)

@@ -1,24 +1,26 @@
-package keeper
-
-// The keeper's protocol (SPEC 12): JSON lines over the turn's unix socket, one connection per
+// Package provlink is the wire between an answering process and a process that holds providers
+// for it (SPEC 12's keeper, SPEC 14's broker): JSON lines over a unix socket, one connection per
 // provider per answering process. A client sends hello, then start (of one provider, with its
 // initialize), then list, tools and call requests, one at a time; while a call waits it may
-// send cancel, or go away, and the keeper cancels the call (notifications/cancelled). stop ends
-// the keeper (spear-shell --end-turn). Nothing else is served: every check, refusal, framing and
-// capability record stays with the answering process, which gets the provider's tools and raw
-// tools/call results as the provider sent them.
+// send cancel, or go away, and the holder cancels the call (notifications/cancelled). Nothing
+// else is served: every check, refusal, framing and capability record stays with the answering
+// process, which gets the provider's tools and raw tools/call results as the provider sent them.
+// It holds the messages, the failures carried across them, the client side of one provider's
+// connection (Conn) and the reading of a connection's requests (ReadRequests). Layer 3: it
+// imports capability/providers and mcpstdio, never the keeper, the broker or capability.
 //
 // A call may name the listing (its hash) that the caller checked the tool's definition against:
-// the keeper then sends it only if the provider's listing, refreshed exactly as tools refreshes
+// the holder then sends it only if the provider's listing, refreshed exactly as tools refreshes
 // it, is still that listing, and otherwise answers moved with the tool's definition in the new
-// one, for the caller to judge again. The keeper compares two hashes; it decides nothing.
+// one, for the caller to judge again. The holder compares two hashes; it decides nothing.
 //
 // tools is list cut to the names asked: for each name, how many times the provider's last
 // listing holds it and its first definition there (as list would have carried it), with the
-// listing's hash and age. The keeper lists again exactly when list would (a change announced,
+// listing's hash and age. The holder lists again exactly when list would (a change announced,
 // or providers.RelistAfter passed), and judges nothing: a name listed twice, a name outside the
 // charset, a schema that is not an object come back as listed, for the answering process to
 // judge as it judges a whole listing.
+package provlink
 
 import (
 	"bytes"
@@ -27,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"reflect"
 	"syscall"
 
@@ -36,36 +37,33 @@ import (
 	"github.com/spear-shell/spear-shell/policy"
 )
 
-// protocol changes whenever a message changes: a client and a keeper of different
-// builds then do not talk.
-const protocol = 4
+// ErrDown is a held provider that is down (the broker's upstream restarting or held down for
+// flapping): the failure's message says why.
+var ErrDown = errors.New("the provider's server is down")
 
-// Names in the turn's state directory.
+// MaxNames bounds the names one tools request may ask (a describe of many ids asks them all);
+// an answer that needs more lists the provider whole.
+const MaxNames = 4096
+
+// MaxSocketPath is the longest socket path: sun_path holds 108 bytes, its NUL included.
+const MaxSocketPath = 107
+
+// Request ops. hello, start, list, tools, call and cancel are both holders'; stop ends the
+// keeper (--end-turn) or the broker (--broker-stop); status, drain and release are the broker's.
 const (
-	socketName = "keeper.sock"
-	lockName   = "keeper.lock"
+	OpHello   = "hello"
+	OpStart   = "start"
+	OpList    = "list"
+	OpTools   = "tools"
+	OpCall    = "call"
+	OpCancel  = "cancel"
+	OpStop    = "stop"
+	OpStatus  = "status"
+	OpDrain   = "drain"
+	OpRelease = "release"
 )
 
-// socketPath is where the keeper of the turn whose state is in dir listens.
-func socketPath(dir string) string {
-	return filepath.Join(dir, socketName)
-}
-
-// maxSocketPath is the longest socket path: sun_path holds 108 bytes, its NUL included.
-const maxSocketPath = 107
-
-// Request ops.
-const (
-	opHello  = "hello"
-	opStart  = "start"
-	opList   = "list"
-	opTools  = "tools"
-	opCall   = "call"
-	opCancel = "cancel"
-	opStop   = "stop"
-)
-
-type request struct {
+type Request struct {
 	Op string `json:"op"`
 
 	// hello: who asks; the keeper serves only its own turn, manifest and configuration.
@@ -76,7 +74,11 @@ type request struct {
 	// configuration (Key) it serves; such a connection is served stop and nothing else.
 	Ending bool `json:"ending,omitempty"`
 
-	Provider  string          `json:"provider,omitempty"`  // start
+	Provider string `json:"provider,omitempty"` // start; release
+	// start at the broker: the share key (the caller's pinned project for share project, ""
+	// for all) and the entry's launch-key hash, both checked against the configuration.
+	ShareKey  string          `json:"share_key,omitempty"`
+	Launch    string          `json:"launch,omitempty"`
 	Name      string          `json:"name,omitempty"`      // call
 	Names     []string        `json:"names,omitempty"`     // tools
 	Arguments json.RawMessage `json:"arguments,omitempty"` // call
@@ -84,15 +86,22 @@ type request struct {
 	// call is sent only while the provider's listing, refreshed as tools would refresh it, is
 	// still that one. "" sends it unconditionally.
 	Listing string `json:"listing,omitempty"`
-	Reason  string `json:"reason,omitempty"` // stop
+	// call: the caller's deadline for it; the broker applies it (its own timeout counts toward
+	// stopping the upstream, a caller's cancel never does). The keeper uses its entry's.
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+	Reason    string `json:"reason,omitempty"` // stop
+	// hello at the broker: a foreground broker asks the one running to drain (takeover).
+	Foreground bool `json:"foreground,omitempty"`
 
-	ctx context.Context // call: cancelled when the client cancels or goes away (readRequests)
+	// Ctx is a call's context: cancelled when the client cancels or goes away (ReadRequests).
+	Ctx context.Context `json:"-"`
 }
 
-type response struct {
-	Err    *wireError      `json:"err,omitempty"`
-	Tools  []wireTool      `json:"tools,omitempty"`  // list
-	Defs   []wireDef       `json:"defs,omitempty"`   // tools: one per name asked, in the order asked
+// Response is one answer line.
+type Response struct {
+	Err    *WireError      `json:"err,omitempty"`
+	Tools  []WireTool      `json:"tools,omitempty"`  // list
+	Defs   []WireDef       `json:"defs,omitempty"`   // tools: one per name asked, in the order asked
 	Hash   string          `json:"hash,omitempty"`   // tools: the listing's hash (providers.ListingHash)
 	AgeMS  int64           `json:"age_ms,omitempty"` // tools: how old the listing is
 	Result json.RawMessage `json:"result,omitempty"` // call: the result object as the provider sent it
@@ -100,13 +109,36 @@ type response struct {
 	// the called name as the new listing holds it, Hash and AgeMS say which listing that is.
 	Moved bool   `json:"moved,omitempty"`
 	Tail  string `json:"tail,omitempty"` // the provider's stderr tail, after a failure
+	// start at the broker: the name the server gave in initialize's serverInfo (--lock's).
+	Server string `json:"server,omitempty"`
+	// status, and hello at the broker: the broker's state (its own pid and protocol, upstreams).
+	Broker *BrokerStatus `json:"broker,omitempty"`
 }
 
-// encodeResponse is r as one line. A call's result alone, the answer to nearly every call, is
+// BrokerStatus is what the broker says of itself (hello, status).
+type BrokerStatus struct {
+	Pid        int        `json:"pid"`
+	Protocol   int        `json:"protocol"`
+	Foreground bool       `json:"foreground,omitempty"`
+	Upstreams  []Upstream `json:"upstreams,omitempty"` // status only
+}
+
+// Upstream is one server the broker holds, for --check: never its environment.
+type Upstream struct {
+	Provider string `json:"provider"`
+	ShareKey string `json:"share_key"`
+	State    string `json:"state"` // "up", "restarting", "held", "starting", "stopping"
+	Pid      int    `json:"pid,omitempty"`
+	Starts   int    `json:"starts"`
+	Why      string `json:"why,omitempty"`     // restarting or held: what the turn is told
+	Failure  string `json:"failure,omitempty"` // why it last stopped (stage: reason), redacted
+}
+
+// EncodeResponse is r as one line. A call's result alone, the answer to nearly every call, is
 // written around the provider's bytes as mcpstdio passed them on (one JSON value, valid, on
 // one line), which json.Marshal would scan and compact once more.
-func encodeResponse(r response) ([]byte, error) {
-	if r.Result != nil && reflect.DeepEqual(r, response{Result: r.Result}) {
+func EncodeResponse(r Response) ([]byte, error) {
+	if r.Result != nil && reflect.DeepEqual(r, Response{Result: r.Result}) {
 		line := make([]byte, 0, len(resultPrefix)+len(r.Result)+2)
 		return append(append(append(line, resultPrefix...), r.Result...), '}', '\n'), nil
 	}
@@ -116,11 +148,11 @@ func encodeResponse(r response) ([]byte, error) {
 
 const resultPrefix = `{"result":`
 
-// decodeResponse reads one answer line. A call's result alone (encodeResponse) is taken from
+// DecodeResponse reads one answer line. A call's result alone (EncodeResponse) is taken from
 // between its first key and its closing brace once those bytes are one valid JSON value;
 // anything else is decoded whole.
-func decodeResponse(line []byte) (response, error) {
-	var rep response
+func DecodeResponse(line []byte) (Response, error) {
+	var rep Response
 	if r, ok := bytes.CutPrefix(line, []byte(resultPrefix)); ok {
 		if r, ok = bytes.CutSuffix(bytes.TrimRight(r, "\n"), []byte("}")); ok && json.Valid(r) {
 			rep.Result = r
@@ -133,7 +165,7 @@ func decodeResponse(line []byte) (response, error) {
 	return rep, nil
 }
 
-type wireTool struct {
+type WireTool struct {
 	Name        string          `json:"name"`
 	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
@@ -142,18 +174,18 @@ type wireTool struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"` // for the lock's definitions (SPEC 15)
 }
 
-// wireDef is one name asked of the last listing: how many of the listing's tools carry it
+// WireDef is one name asked of the last listing: how many of the listing's tools carry it
 // and the first of them (nil when none does).
-type wireDef struct {
+type WireDef struct {
 	Name  string    `json:"name"`
 	Count int       `json:"count"`
-	Tool  *wireTool `json:"tool,omitempty"`
+	Tool  *WireTool `json:"tool,omitempty"`
 }
 
-// wireError carries a provider failure (or the keeper's refusal) with what the answering
+// WireError carries a provider failure (or the keeper's refusal) with what the answering
 // process needs to judge and record it exactly as if it had happened there: the message, the
 // stage, the stderr tail and which sentinel errors it matches.
-type wireError struct {
+type WireError struct {
 	Msg      string                  `json:"msg"`
 	Stage    string                  `json:"stage,omitempty"`
 	Tail     string                  `json:"tail,omitempty"`
@@ -161,7 +193,10 @@ type wireError struct {
 	Offered  *string                 `json:"offered,omitempty"` // a *mcpstdio.VersionError
 	RPC      *mcpstdio.RPCError      `json:"rpc,omitempty"`
 	TooLarge *mcpstdio.TooLargeError `json:"too_large,omitempty"` // a result over the limit: the provider stays
-	Keeper   bool                    `json:"keeper,omitempty"`    // the keeper refused (not a provider failure)
+	Keeper   bool                    `json:"keeper,omitempty"`    // the holder refused (not a provider failure)
+	// Down: the broker holds the provider but its upstream is down (restarting, held down);
+	// Msg says why, as the turn is told.
+	Down bool `json:"down,omitempty"`
 }
 
 // sentinels are the errors the answering process tells apart (capability's failReason and call).
@@ -182,8 +217,8 @@ var sentinels = []struct {
 	{"env-file", policy.ErrEnvFile},
 }
 
-func toWire(err error, tail string) *wireError {
-	w := &wireError{Msg: err.Error(), Stage: providers.StageOf(err), Tail: tail}
+func ToWire(err error, tail string) *WireError {
+	w := &WireError{Msg: err.Error(), Stage: providers.StageOf(err), Tail: tail}
 	if t := mcpstdio.StderrOf(err); t != "" {
 		w.Tail = t
 	}
@@ -208,7 +243,7 @@ func toWire(err error, tail string) *wireError {
 }
 
 // err is the failure w carries, read back as the error it was (a *providers.Failure).
-func (w *wireError) err() error {
+func (w *WireError) Err() error {
 	e := &providers.Failure{Msg: w.Msg, Stage: w.Stage, Tail: w.Tail}
 	for _, name := range w.Is {
 		for _, s := range sentinels {
@@ -226,19 +261,22 @@ func (w *wireError) err() error {
 	if w.TooLarge != nil {
 		e.Is = append(e.Is, w.TooLarge)
 	}
+	if w.Down {
+		e.Is = append(e.Is, ErrDown)
+	}
 	return e
 }
 
-func toWireTools(tools []mcpstdio.Tool) []wireTool {
-	out := make([]wireTool, len(tools))
+func ToWireTools(tools []mcpstdio.Tool) []WireTool {
+	out := make([]WireTool, len(tools))
 	for i, t := range tools {
-		out[i] = wireTool{Name: t.Name, Title: t.Title, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema,
+		out[i] = WireTool{Name: t.Name, Title: t.Title, Description: t.Description, Input: t.InputSchema, Output: t.OutputSchema,
 			Annotations: t.Annotations}
 	}
 	return out
 }
 
-func fromWireTools(tools []wireTool) []mcpstdio.Tool {
+func FromWireTools(tools []WireTool) []mcpstdio.Tool {
 	out := make([]mcpstdio.Tool, len(tools))
 	for i, t := range tools {
 		out[i] = mcpstdio.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input, OutputSchema: t.Output,
@@ -247,12 +285,12 @@ func fromWireTools(tools []wireTool) []mcpstdio.Tool {
 	return out
 }
 
-func fromWireDefs(defs []wireDef) []providers.Definition {
+func FromWireDefs(defs []WireDef) []providers.Definition {
 	out := make([]providers.Definition, len(defs))
 	for i, d := range defs {
 		out[i] = providers.Definition{Name: d.Name, Count: d.Count}
 		if d.Tool != nil {
-			t := fromWireTools([]wireTool{*d.Tool})[0]
+			t := FromWireTools([]WireTool{*d.Tool})[0]
 			out[i].Tool = &t
 		}
 	}

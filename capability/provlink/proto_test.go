@@ -1,4 +1,4 @@
-package keeper
+package provlink
 
 import (
 	"bytes"
@@ -36,15 +36,15 @@ func TestKeeperErrorsReadAsTheirOriginal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := json.Marshal(response{Err: toWire(tt.err, "last words")})
+			b, err := json.Marshal(Response{Err: ToWire(tt.err, "last words")})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rep response
+			var rep Response
 			if err := json.Unmarshal(b, &rep); err != nil || rep.Err == nil {
 				t.Fatalf("reply %s: %v", b, err)
 			}
-			got := rep.Err.err()
+			got := rep.Err.Err()
 			if got.Error() != tt.err.Error() {
 				t.Errorf("message %q, want %q", got, tt.err)
 			}
@@ -80,15 +80,15 @@ func TestKeeperToolsCrossWhole(t *testing.T) {
 		{Name: "b", InputSchema: json.RawMessage(`null`)},
 		{Name: "", InputSchema: nil},
 	}
-	b, err := json.Marshal(response{Tools: toWireTools(in)})
+	b, err := json.Marshal(Response{Tools: ToWireTools(in)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep response
+	var rep Response
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	out := fromWireTools(rep.Tools)
+	out := FromWireTools(rep.Tools)
 	if len(out) != len(in) {
 		t.Fatalf("%d tools, want %d", len(out), len(in))
 	}
@@ -108,25 +108,25 @@ func TestKeeperToolsCrossWhole(t *testing.T) {
 func TestResponsesReadBackAsSent(t *testing.T) {
 	t.Parallel()
 	raw := json.RawMessage(`{"content":[{"type":"text","text":"<a> & b"}], "isError" :false}`)
-	tests := []response{
+	tests := []Response{
 		{Result: raw},
 		{Result: json.RawMessage(`{}`)},
 		{Result: raw, Tail: "last words"},
-		{Result: json.RawMessage(`{"a":1}`), Err: &wireError{Msg: "x"}},
-		{Moved: true, Defs: []wireDef{{Name: "echo", Count: 1, Tool: &wireTool{Name: "echo"}}}, Hash: "h", AgeMS: 3},
-		{Err: &wireError{Msg: "gone", Is: []string{"closed"}}},
-		{Tools: []wireTool{{Name: "echo", Input: json.RawMessage(`{"type":"object"}`)}}},
+		{Result: json.RawMessage(`{"a":1}`), Err: &WireError{Msg: "x"}},
+		{Moved: true, Defs: []WireDef{{Name: "echo", Count: 1, Tool: &WireTool{Name: "echo"}}}, Hash: "h", AgeMS: 3},
+		{Err: &WireError{Msg: "gone", Is: []string{"closed"}}},
+		{Tools: []WireTool{{Name: "echo", Input: json.RawMessage(`{"type":"object"}`)}}},
 		{},
 	}
 	for _, r := range tests {
-		line, err := encodeResponse(r)
+		line, err := EncodeResponse(r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(line) == 0 || line[len(line)-1] != '\n' || bytes.Count(line, []byte("\n")) != 1 {
 			t.Fatalf("%q is not one line", line)
 		}
-		got, err := decodeResponse(line)
+		got, err := DecodeResponse(line)
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
@@ -151,7 +151,7 @@ func TestResponsesThatOnlyLookLikeAResult(t *testing.T) {
 		`{"result":{"a":}` + "\n":              "",
 		`{"result":1}}` + "\n":                 "",
 	} {
-		got, err := decodeResponse([]byte(line))
+		got, err := DecodeResponse([]byte(line))
 		if want == "" {
 			if err == nil {
 				t.Errorf("%q was read as %+v", line, got)

@@ -1,0 +1,109 @@
+package provlink
+
+// What a holder process (the keeper, the broker) does the same way: its start's descriptors,
+// its lock, the requests of a connection.
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+)
+
+// CloseInherited closes every descriptor above above that this process did not open itself
+// (they lack close-on-exec): whatever the process that started the holder left open is not held
+// by it, nor passed to its providers.
+func CloseInherited(above int) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, ent := range ents {
+		fd, err := strconv.Atoi(ent.Name())
+		if err != nil || fd <= above {
+			continue
+		}
+		flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFD, 0)
+		if errno == 0 && flags&syscall.FD_CLOEXEC == 0 {
+			syscall.Close(fd)
+		}
+	}
+}
+
+// Lock takes an exclusive flock on path (created 0600, never through a symlink), for a holder's
+// start and end; unlock releases it.
+func Lock(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// Requests reads conn's requests (ReadRequests) in a goroutine of its own: the requests come on
+// reqs, a call's cancel through calls; stop closes the connection and returns once the reader
+// has.
+func Requests(conn *net.UnixConn) (reqs <-chan Request, calls *InFlight, stop func()) {
+	ch := make(chan Request)
+	quit := make(chan struct{})
+	read := make(chan struct{})
+	calls = &InFlight{}
+	go func() {
+		defer close(read)
+		ReadRequests(conn, ch, quit, calls)
+	}()
+	return ch, calls, func() {
+		close(quit)
+		conn.Close()
+		<-read
+	}
+}
+
+// EndOnSignal has SIGTERM, SIGHUP and SIGINT end the holder (end, with "terminated by" the
+// signal) until stop closes; the goroutine it starts is wg's. Call the returned function once
+// stop is closed and wg waited for.
+func EndOnSignal(wg *sync.WaitGroup, stop <-chan struct{}, end func(reason string)) (release func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	wg.Go(func() {
+		select {
+		case sig := <-sigs:
+			end("terminated by " + sig.String())
+		case <-stop:
+		}
+	})
+	return func() { signal.Stop(sigs) }
+}
+
+// Inherited is the listening socket a holder was started with, on descriptor fd by the process
+// that bound it (so that callers could connect before the holder ran); every other inherited
+// descriptor is closed first. nil when fd is not a unix listening socket.
+func Inherited(fd int, name string) *net.UnixListener {
+	CloseInherited(fd)
+	f := os.NewFile(uintptr(fd), name)
+	fl, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		return nil
+	}
+	ln, ok := fl.(*net.UnixListener)
+	if !ok {
+		fl.Close()
+		return nil
+	}
+	return ln
+}
