@@ -74,19 +74,27 @@ type wnPtr struct {
 	dst    int
 }
 
-func readData(dir, pos string, into map[string]*wnSynset) error {
-	f, err := os.Open(filepath.Join(dir, "data."+pos))
+// eachEntry calls f with each line of a WordNet file but the licence at its top.
+func eachEntry(file string, f func(line string) error) error {
+	r, err := os.Open(file)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	defer r.Close()
+	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, " ") {
-			continue
+		if line := sc.Text(); !strings.HasPrefix(line, " ") {
+			if err := f(line); err != nil {
+				return err
+			}
 		}
+	}
+	return sc.Err()
+}
+
+func readData(dir, pos string, into map[string]*wnSynset) error {
+	return eachEntry(filepath.Join(dir, "data."+pos), func(line string) error {
 		head, gloss, _ := strings.Cut(line, " | ")
 		fs := strings.Fields(head)
 		s := &wnSynset{}
@@ -112,8 +120,8 @@ func readData(dir, pos string, into map[string]*wnSynset) error {
 		}
 		s.gloss = gloss
 		into[posLetter(fs[2])+fs[0]] = s
-	}
-	return sc.Err()
+		return nil
+	})
 }
 
 // posLetter folds WordNet's satellite adjectives (s) into adjectives (a).
@@ -148,33 +156,19 @@ func generateRelated(dir, hand string, senses int) ([]byte, error) {
 		}
 	}
 	for _, pos := range []string{"noun", "verb", "adj", "adv"} {
-		f, err := os.Open(filepath.Join(dir, "index."+pos))
-		if err != nil {
-			return nil, err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, " ") {
-				continue
-			}
+		err := eachEntry(filepath.Join(dir, "index."+pos), func(line string) error {
 			fields := strings.Fields(line)
 			lemma := fields[0]
-			if !isWord(lemma) {
-				continue
-			}
 			key := stemOf(lemma)
-			if key == "" {
-				continue
+			if !isWord(lemma) || key == "" {
+				return nil
 			}
 			nsyn, _ := strconv.Atoi(fields[2])
 			offs := fields[len(fields)-nsyn:]
 			for _, off := range offs[:min(senses, len(offs))] {
 				s := syn[posLetter(fields[1])+off]
 				if s == nil {
-					f.Close()
-					return nil, fmt.Errorf("index.%s: %q: no synset at %s", pos, lemma, off)
+					return fmt.Errorf("index.%s: %q: no synset at %s", pos, lemma, off)
 				}
 				me := slices.Index(s.words, lemma) + 1
 				for _, w := range s.words {
@@ -202,9 +196,9 @@ func generateRelated(dir, hand string, senses int) ([]byte, error) {
 					}
 				}
 			}
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
