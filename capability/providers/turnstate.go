@@ -45,7 +45,7 @@ func (t *Turn) openStates() error {
 	if err != nil {
 		return err
 	}
-	st, err := openState(filepath.Join(parent, t.Key), parent)
+	st, err := openState(filepath.Join(parent, t.Key), "") // the parent was checked just now
 	if err != nil {
 		return err
 	}

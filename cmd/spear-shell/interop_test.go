@@ -90,25 +90,17 @@ func TestInterop(t *testing.T) {
 	}
 }
 
-// interopDeps finds node and the npm servers, or skips (fails with SPEAR_REQUIRE_INTEROP=1).
+// interopDeps returns node and the npm servers (findInterop), or skips (fails with
+// SPEAR_REQUIRE_INTEROP=1).
 func interopDeps(t *testing.T) (node, mods string) {
-	mods, err := filepath.Abs("../../testdata/interop/node_modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, nodeErr := exec.LookPath("node")
-	_, modsErr := os.Stat(filepath.Join(mods, "@modelcontextprotocol", "server-memory"))
-	if nodeErr != nil || modsErr != nil {
-		msg := fmt.Sprintf("interop servers not installed (make deps): node %v; servers %v", nodeErr, modsErr)
+	if interopNode == "" {
+		msg := "interop servers not installed (make deps): node, or testdata/interop/node_modules, is missing"
 		if os.Getenv("SPEAR_REQUIRE_INTEROP") == "1" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
-	if node, err = filepath.EvalSymlinks(node); err != nil {
-		t.Fatal(err)
-	}
-	return node, mods
+	return interopNode, interopMods
 }
 
 func npmVersion(t *testing.T, mods, pkg string) string {

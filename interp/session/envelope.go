@@ -36,8 +36,9 @@ func runEnvelopeUnit(m *envelope.Match, a interp.Analysis, sh *realshell.Shell, 
 // runMatch runs envelope m in sh, in the order the terminal meant (Match.Steps): the
 // envelope's own parts in the real shell, the command's segments (a) in its place with the
 // answers between them, a part the boundary would hide outside it. A failing left side of an &&
-// chain ends the envelope there with its status, as the chain would. It reports false once the
-// shell has ended.
+// chain ends the envelope there with its status, as the chain would; a Ctrl-C ends it where it
+// came, as bash -i gives up the line (Handlers.Interrupted). It reports false once the shell has
+// ended.
 func runMatch(m *envelope.Match, a interp.Analysis, sh *realshell.Shell, h Handlers) bool {
 	steps := m.Steps()
 	for i, st := range steps {
@@ -49,12 +50,15 @@ func runMatch(m *envelope.Match, a interp.Analysis, sh *realshell.Shell, h Handl
 			if !ok {
 				return false
 			}
-			if status != 0 {
+			if status != 0 || h.givenUp() {
 				return true
 			}
 		case envelope.StepOutside:
 			if !sh.Sync() {
 				return false
+			}
+			if h.givenUp() {
+				return true // Ctrl-C gave the line up: the harness is told nothing ended
 			}
 			if h.Outside != nil {
 				sh.SetStatus(h.Outside(st.Argv))
@@ -72,6 +76,9 @@ func runMatch(m *envelope.Match, a interp.Analysis, sh *realshell.Shell, h Handl
 			}
 			if !runSegments(segs, sh, h, inList) {
 				return false
+			}
+			if h.givenUp() {
+				return !sh.Ended()
 			}
 		}
 	}

@@ -24,7 +24,15 @@ type Handlers struct {
 	Outside func(argv []string) int
 	// Shell is the real shell's path, for the fresh process of `exec SELF -c CMD`.
 	Shell string
+	// Interrupted tells whether a Ctrl-C came while the unit ran: bash -i then gives up the
+	// rest of the command line, so no answer and no part of an envelope of ours runs after it
+	// (an envelope's `tmux wait -S done` would tell the harness that a later command ended).
+	// nil: never (RunTerminal sets it).
+	Interrupted func() bool
 }
+
+// givenUp tells whether a Ctrl-C gave up the unit being run.
+func (h Handlers) givenUp() bool { return h.Interrupted != nil && h.Interrupted() }
 
 // RunSegments runs an analysed -c string that mixes forwarded commands and answers: forwarded
 // segments go to sh in order, each answer waits until what came before it has run. It returns the
@@ -51,6 +59,9 @@ func runSegments(segs []interp.Segment, sh *realshell.Shell, h Handlers, inList 
 		}
 		if !sh.Sync() {
 			return false
+		}
+		if h.givenUp() {
+			return true
 		}
 		setStatus(h.Answer(seg.Invocation))
 	}

@@ -61,6 +61,9 @@ func RunTerminal(t *Terminal, sh *realshell.Shell, h Handlers) int {
 		completions <- c
 		return <-c.reply
 	})
+	// A Ctrl-C is taken from Interrupts once the unit has run (drained below): until then it is
+	// seen there, and the rest of the unit given up.
+	h.Interrupted = func() bool { return len(t.Interrupts) > 0 }
 	unit := interp.NewUnit(h.Shell)
 	defer unit.Close() // the real shell asked about text mvdan cannot parse, if one was started
 	lines := make(chan lineRead, 1)
