@@ -170,3 +170,27 @@ func TestAttackImportRepeatedServer(t *testing.T) {
 		}
 	}
 }
+
+// attack (SPEC 15): a server started by --read-from-annotations that fails with terminal
+// escapes on its stderr and in a protocol error does not reach the operator's terminal with
+// them.
+func TestAttackImportServerOutput(t *testing.T) {
+	t.Parallel()
+	dir, getenv := importEnv(t)
+	write(t, filepath.Join(dir, "bin", "srv"), "#!/bin/sh\nprintf '\\033]0;owned\\007\\033[2J\\302\\233' >&2\nprintf '\\033[2Jnot json\\n'\nexit 3\n", 0o755)
+	settings := filepath.Join(dir, "home", ".claude.json")
+	write(t, settings, `{"mcpServers": {"x": {"command": "srv"}}}`, 0o600)
+	var out, errb bytes.Buffer
+	Run(context.Background(), []string{"claude-code", settings, "--read-from-annotations"}, getenv, nil, &out, &errb)
+	for name, text := range map[string]string{"stdout": out.String(), "stderr": errb.String()} {
+		for i, r := range text {
+			if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+				t.Errorf("%s: control character %U at byte %d: %q", name, r, i, text[max(0, i-40):min(len(text), i+40)])
+				break
+			}
+		}
+	}
+	if !strings.Contains(errb.String(), "could not be started and listed") {
+		t.Errorf("no line says the server failed: %s", errb.String())
+	}
+}
