@@ -50,7 +50,13 @@ func (k *server) serveConn(conn *net.UnixConn) {
 	}
 	reqs, calls, stop := provlink.Requests(conn)
 	defer stop()
-	answer := provlink.NewAnswerer(conn).Answer
+	answerer := provlink.NewAnswerer(conn)
+	answer := func(r provlink.Response) bool {
+		if k.t.EnvFileChanged() {
+			r = redacted(k.t.Redactor, r)
+		}
+		return answerer.Answer(r)
+	}
 	refuse := func(msg string) { answer(provlink.Response{Err: &provlink.WireError{Msg: msg, Keeper: true}}) }
 
 	hello, ok := <-reqs
@@ -279,4 +285,20 @@ func (k *server) call(id string, kp *kept, req provlink.Request) provlink.Respon
 		return provlink.Response{Err: provlink.ToWire(err, c.StderrTail())} // stopped by finish
 	}
 	return provlink.Response{Err: provlink.ToWire(err, k.stopFaulty(c))}
+}
+
+// redacted is r without the values of env and env_file that the keeper started its servers
+// with (SPEC 7: the process that read them redacts what it passes on). The answering process
+// redacts with the values it reads itself, afresh, so this is needed, and done, only once an
+// env_file has been edited since a server was started with it: only the keeper still knows
+// the value that server holds. (Done always, a result's recorded size would differ from a
+// cold answer's.)
+func redacted(red *audit.Redactor, r provlink.Response) provlink.Response {
+	if red.Empty() {
+		return r
+	}
+	r.Result = red.JSON(r.Result)
+	r.Tail = red.String(r.Tail)
+	r.Err = r.Err.Redacted(red.String, red.JSON)
+	return r
 }
