@@ -280,8 +280,8 @@ func ReadRequests(conn *net.UnixConn, reqs chan<- Request, quit <-chan struct{},
 		if err != nil {
 			return
 		}
-		var req Request
-		if json.Unmarshal(line, &req) != nil {
+		req, err := DecodeRequest(line)
+		if err != nil {
 			return
 		}
 		if calls.interrupt() {
