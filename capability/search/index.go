@@ -200,7 +200,6 @@ func (ix *Index) score(words []string) []Hit {
 		touched := ix.touched[:0]
 		ix.match(w, 1, &touched)
 		ix.matchRelated(w, &touched)
-		ix.matchNeighbours(w, &touched)
 		for _, syn := range synonyms(w) {
 			if _, isWord := slices.BinarySearch(words, syn); !isWord {
 				ix.match(syn, weightSynonym, &touched)

@@ -47,36 +47,28 @@ const (
 // ones in the top 3 (a description's passing words bring their definitions' noise).
 const relatedMinTF = weightArg
 
-// related returns stem's line of the table.
+// related returns stem's line of the table, by binary search over its lines: nothing is read or
+// built at start.
 func related(stem string) (close, loose, syn []string) {
-	rest, ok := lineOf(relatedTable, stem)
-	if !ok {
-		return nil, nil, nil
-	}
-	c, rest, _ := strings.Cut(rest, "|")
-	l, s, _ := strings.Cut(rest, "|")
-	return strings.Fields(c), strings.Fields(l), strings.Fields(s)
-}
-
-// lineOf returns what follows key on its line of t (lines sorted, each "key rest"), by binary
-// search over its lines: nothing is read or built at start.
-func lineOf(t, key string) (string, bool) {
+	t := relatedTable
 	lo, hi := 0, len(t)
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		start := strings.LastIndexByte(t[:mid], '\n') + 1
 		end := start + strings.IndexByte(t[start:], '\n')
-		k, rest, _ := strings.Cut(t[start:end], " ")
+		key, rest, _ := strings.Cut(t[start:end], " ")
 		switch {
-		case k == key:
-			return rest, true
-		case k < key:
+		case key == stem:
+			c, rest, _ := strings.Cut(rest, "|")
+			l, syn, _ := strings.Cut(rest, "|")
+			return strings.Fields(c), strings.Fields(l), strings.Fields(syn)
+		case key < stem:
 			lo = end + 1
 		default:
 			hi = start
 		}
 	}
-	return "", false
+	return nil, nil, nil
 }
 
 // synonyms returns stem's own close words.
