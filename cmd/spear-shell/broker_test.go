@@ -294,67 +294,19 @@ func brokerRecords(ts *testscript.TestScript, file string, need bool) []map[stri
 func cmdBaudit(ts *testscript.TestScript, neg bool, args []string) {
 	count := -1
 	if len(args) > 0 && strings.HasPrefix(args[0], "-count=") {
-		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
-		ts.Check(err)
-		count, args = n, args[1:]
+		count, args = countFlag(ts, strings.TrimPrefix(args[0], "-count=")), args[1:]
 	}
 	if len(args) == 0 || count >= 0 && len(args) != 1 {
 		ts.Fatalf("usage: baudit [-count=N] event[,key=value...]...")
 	}
-	records := brokerRecords(ts, ts.MkAbs("home/broker.jsonl"), !neg)
-	switch {
-	case neg:
-		for _, spec := range args {
-			for _, m := range records {
-				if testkit.Match(m, spec) {
-					ts.Fatalf("baudit: unexpected record matching %s: %v", spec, m)
-				}
-			}
-		}
-	case count >= 0:
-		if n := countMatches(records, args[0]); n != count {
-			ts.Fatalf("baudit: %d records match %s, want %d", n, args[0], count)
-		}
-	default:
-		i := 0
-		for _, spec := range args {
-			for i < len(records) && !testkit.Match(records[i], spec) {
-				i++
-			}
-			if i == len(records) {
-				ts.Fatalf("baudit: no record matching %s (in order)", spec)
-			}
-			i++
-		}
-	}
-}
-
-func countMatches(records []map[string]any, spec string) int {
-	n := 0
-	for _, m := range records {
-		if testkit.Match(m, spec) {
-			n++
-		}
-	}
-	return n
+	checkRecords(ts, "baudit", brokerRecords(ts, ts.MkAbs("home/broker.jsonl"), !neg), neg, count, args)
 }
 
 // await-baudit [-count=N] SPEC: waits (up to a minute) until at least N records (default 1) of
 // the broker's audit file match SPEC.
 func cmdAwaitBaudit(ts *testscript.TestScript, neg bool, args []string) {
-	want := 1
-	if len(args) == 2 {
-		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
-		ts.Check(err)
-		want, args = n, args[1:]
-	}
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: await-baudit [-count=N] SPEC")
-	}
 	file := ts.MkAbs("home/broker.jsonl")
-	if !testkit.Poll(func() bool { return countMatches(brokerRecords(ts, file, false), args[0]) >= want }) {
-		ts.Fatalf("await-baudit: fewer than %d records match %s", want, args[0])
-	}
+	awaitRecords(ts, "await-baudit", neg, args, func() []map[string]any { return brokerRecords(ts, file, false) })
 }
 
 // await-record FILE EV TOOL [ARG]: waits (up to a minute) until the test server's record FILE
