@@ -28,22 +28,12 @@ func (b *server) serveConn(conn *net.UnixConn, cs *connState) {
 		b.mu.Unlock()
 		conn.Close()
 	}()
-	if provlink.SamePeer(conn) != nil {
-		return // another user: not a word
-	}
-	reqs, calls, stop := provlink.Requests(conn)
-	defer stop()
-	answer := provlink.NewAnswerer(conn).Answer
-	refuse := func(msg string) { answer(provlink.Response{Err: &provlink.WireError{Msg: msg, Keeper: true}}) }
-
-	hello, ok := <-reqs
-	if !ok {
+	sv := provlink.Open(conn)
+	if sv == nil {
 		return
 	}
-	if hello.Op != provlink.OpHello {
-		refuse("hello first")
-		return
-	}
+	defer sv.Close()
+	hello, reqs, calls, answer, refuse := sv.Hello, sv.Reqs, sv.Calls, sv.Answer, sv.Refuse
 	// hello is answered with what the broker is, whatever the caller's protocol: a newer caller
 	// asks an older broker to drain, an older caller leaves a newer broker be.
 	if !answer(provlink.Response{Broker: b.about(false)}) {

@@ -45,22 +45,13 @@ func (k *server) serveConn(conn *net.UnixConn) {
 		k.mu.Unlock()
 		conn.Close()
 	}()
-	if provlink.SamePeer(conn) != nil {
-		return // another user: not a word
-	}
-	reqs, calls, stop := provlink.Requests(conn)
-	defer stop()
-	answer := provlink.NewAnswerer(conn).Answer
-	refuse := func(msg string) { answer(provlink.Response{Err: &provlink.WireError{Msg: msg, Keeper: true}}) }
-
-	hello, ok := <-reqs
-	if !ok {
+	sv := provlink.Open(conn)
+	if sv == nil {
 		return
 	}
+	defer sv.Close()
+	hello, reqs, calls, answer, refuse := sv.Hello, sv.Reqs, sv.Calls, sv.Answer, sv.Refuse
 	switch {
-	case hello.Op != provlink.OpHello:
-		refuse("hello first")
-		return
 	case hello.Protocol != protocol:
 		refuse("protocol " + strconv.Itoa(hello.Protocol) + ", not " + strconv.Itoa(protocol))
 		return

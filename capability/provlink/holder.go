@@ -1,7 +1,7 @@
 package provlink
 
 // What a holder process (the keeper, the broker) does the same way: its start's descriptors,
-// its lock, the requests of a connection.
+// its lock, the opening and the requests of a connection.
 
 import (
 	"errors"
@@ -72,6 +72,47 @@ func Requests(conn *net.UnixConn) (reqs <-chan Request, calls *InFlight, stop fu
 		<-read
 	}
 }
+
+// Served is one connection a holder serves, past its hello: the caller's requests, its calls
+// in flight, and how it is answered.
+type Served struct {
+	Hello  Request
+	Reqs   <-chan Request
+	Calls  *InFlight
+	Answer func(Response) bool
+	stop   func()
+}
+
+// Open starts serving conn as every holder does: a peer of another user gets not a word, and the
+// first request must be hello (else it is refused, "hello first"). nil then, or when the caller
+// went away first; otherwise the holder answers the hello itself and must Close what it got.
+func Open(conn *net.UnixConn) *Served {
+	if SamePeer(conn) != nil {
+		return nil
+	}
+	reqs, calls, stop := Requests(conn)
+	s := &Served{Reqs: reqs, Calls: calls, Answer: NewAnswerer(conn).Answer, stop: stop}
+	hello, ok := <-reqs
+	if !ok {
+		stop()
+		return nil
+	}
+	if hello.Op != OpHello {
+		s.Refuse("hello first")
+		stop()
+		return nil
+	}
+	s.Hello = hello
+	return s
+}
+
+// Refuse answers with the holder's error msg.
+func (s *Served) Refuse(msg string) {
+	s.Answer(Response{Err: &WireError{Msg: msg, Keeper: true}})
+}
+
+// Close closes the connection and returns once its reader has.
+func (s *Served) Close() { s.stop() }
 
 // EndOnSignal has SIGTERM, SIGHUP and SIGINT end the holder (end, with "terminated by" the
 // signal) until stop closes; the goroutine it starts is wg's. Call the returned function once
