@@ -103,22 +103,16 @@ func (k *server) serve(signals bool) {
 	if signals {
 		defer provlink.EndOnSignal(&wg, stop, k.end)()
 	}
-	wg.Go(func() {
-		for {
-			conn, err := k.ln.AcceptUnix()
-			if err != nil {
-				return // closed by finish
-			}
+	wg.Go(func() { // until finish closes the listener
+		provlink.Accept(k.ln, &wg, func(conn *net.UnixConn) func() {
 			k.mu.Lock()
+			defer k.mu.Unlock()
 			if k.ended {
-				k.mu.Unlock()
-				conn.Close()
-				continue
+				return nil
 			}
 			k.conns[conn] = true
-			k.mu.Unlock()
-			wg.Go(func() { k.serveConn(conn) })
-		}
+			return func() { k.serveConn(conn) }
+		})
 	})
 	k.finish(<-k.done)
 }

@@ -134,6 +134,24 @@ func spawn(ln *net.UnixListener, argv []string, dir string, env []string) error 
 	return nil
 }
 
+// Accept accepts connections on ln until it is closed, serving each in a goroutine of wg: admit
+// registers a connection with the holder and returns how to serve it, or nil once the holder
+// has ended (the connection is then closed unserved).
+func Accept(ln *net.UnixListener, wg *sync.WaitGroup, admit func(conn *net.UnixConn) (serve func())) {
+	for {
+		conn, err := ln.AcceptUnix()
+		if err != nil {
+			return // closed: the holder ends
+		}
+		serve := admit(conn)
+		if serve == nil {
+			conn.Close()
+			continue
+		}
+		wg.Go(serve)
+	}
+}
+
 // Served is one connection a holder serves, past its hello: the caller's requests, its calls
 // in flight, and how it is answered.
 type Served struct {
