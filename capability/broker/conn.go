@@ -169,32 +169,28 @@ func (u *upstream) list() provlink.Response {
 	u.listMu.Lock()
 	defer u.listMu.Unlock()
 	u.relist()
-	if u.tools == nil {
+	if u.listing == nil {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		return u.b.failure(u.downError(), "")
 	}
-	return provlink.Response{Tools: u.tools}
+	return provlink.Response{Tools: u.listing.Tools}
 }
 
 // toolsAnswer answers the names asked as the last listing holds them (provlink's tools).
 func (u *upstream) toolsAnswer(names []string) provlink.Response {
-	if len(names) == 0 || len(names) > provlink.MaxNames {
-		return provlink.Response{Err: &provlink.WireError{Msg: "tools: between 1 and " + strconv.Itoa(provlink.MaxNames) + " names", Keeper: true}}
+	if r := provlink.BadNames(names); r != nil {
+		return *r
 	}
 	u.listMu.Lock()
 	defer u.listMu.Unlock()
 	u.relist()
-	if u.tools == nil {
+	if u.listing == nil {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		return u.b.failure(u.downError(), "")
 	}
-	defs := make([]provlink.WireDef, len(names))
-	for i, n := range names {
-		defs[i] = u.def(n)
-	}
-	return provlink.Response{Defs: defs, Hash: u.hash, AgeMS: time.Since(u.listedAt).Milliseconds()}
+	return u.listing.Answer(names)
 }
 
 // call forwards one tools/call on the upstream's connection, beside every other caller's (the
@@ -212,8 +208,8 @@ func (u *upstream) call(req provlink.Request) provlink.Response {
 	if req.Listing != "" {
 		u.listMu.Lock()
 		u.relist()
-		if u.hash != req.Listing {
-			r := provlink.Response{Moved: true, Defs: []provlink.WireDef{u.def(req.Name)}, Hash: u.hash, AgeMS: time.Since(u.listedAt).Milliseconds()}
+		if !u.listing.Guards(req.Listing) {
+			r := u.listing.Moved(req.Name)
 			u.listMu.Unlock()
 			return r
 		}

@@ -39,16 +39,10 @@ type server struct {
 
 // kept is one provider the keeper runs.
 type kept struct {
-	mu       sync.Mutex // one start or listing at a time
-	client   *mcpstdio.Client
-	tools    []provlink.WireTool // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
-	listedAt time.Time
-	hash     string            // providers.ListingHash of the last listing
-	names    map[string]placed // where each name stands in it (the tools request)
+	mu      sync.Mutex // one start or listing at a time
+	client  *mcpstdio.Client
+	listing *provlink.Listing // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
 }
-
-// placed is where a name stands in a listing: its first tool and how many carry it.
-type placed struct{ first, count int }
 
 // Serve runs this process as the keeper of the turn s names, on the listening socket it
 // was given (descriptor 3), until keep_providers seconds pass without a request or

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
 // pair is a connected pair of unix sockets: the holder's end and the caller's.
@@ -74,4 +76,41 @@ func TestOpen(t *testing.T) {
 			t.Fatalf("next request %+v, want list", req)
 		}
 	})
+}
+
+// A listing answers each name as listed: how many tools carry it and the first of them (a name
+// listed twice counts 2, an absent one 0); a tools request of no name or too many is refused;
+// no listing guards no call and moves it with no definition.
+func TestListing(t *testing.T) {
+	tools := []mcpstdio.Tool{{Name: "a", Description: "first"}, {Name: "b"}, {Name: "a", Description: "second"}}
+	l := NewListing(tools, ToWireTools(tools))
+	r := l.Answer([]string{"a", "b", "c"})
+	if r.Hash == "" || r.Hash != l.Hash || len(r.Defs) != 3 {
+		t.Fatalf("answer %+v", r)
+	}
+	if d := r.Defs[0]; d.Count != 2 || d.Tool == nil || d.Tool.Description != "first" {
+		t.Errorf("a: %+v, want the first of two", d)
+	}
+	if d := r.Defs[1]; d.Count != 1 || d.Tool == nil || d.Tool.Name != "b" {
+		t.Errorf("b: %+v", d)
+	}
+	if d := r.Defs[2]; d.Count != 0 || d.Tool != nil {
+		t.Errorf("c: %+v, want absent", d)
+	}
+	if !l.Guards(l.Hash) || l.Guards("other") {
+		t.Error("a listing guards exactly its own hash")
+	}
+	if !l.Fresh(func() bool { return false }) || l.Fresh(func() bool { return true }) {
+		t.Error("a new listing is fresh until a change is announced")
+	}
+	var none *Listing
+	if none.Guards("") || none.Fresh(func() bool { return false }) {
+		t.Error("no listing guards nothing and is never fresh")
+	}
+	if m := none.Moved("a"); !m.Moved || len(m.Defs) != 1 || m.Defs[0].Tool != nil {
+		t.Errorf("moved without a listing: %+v", m)
+	}
+	if BadNames(nil) == nil || BadNames(make([]string, MaxNames+1)) == nil || BadNames([]string{"a"}) != nil {
+		t.Error("a tools request asks 1 to MaxNames names")
+	}
 }
