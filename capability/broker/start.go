@@ -4,7 +4,6 @@ package broker
 // commands (--broker, --broker-stop, --broker-release, --check's status).
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -343,11 +341,7 @@ func waitGone(pid int, d time.Duration) {
 		return // a broker run by this process (tests): it has ended when its lock is free
 	}
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return
-		}
-		if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) && data[i+2] == 'Z' {
+		if st, err := readStat(pid); err != nil || st.State == 'Z' {
 			return
 		}
 	}
