@@ -166,15 +166,7 @@ func (b *server) release(id string) provlink.Response {
 // list answers the upstream's tools: listed again when it announced a change or the listing is
 // providers.RelistAfter old; down, the last listing.
 func (u *upstream) list() provlink.Response {
-	u.listMu.Lock()
-	defer u.listMu.Unlock()
-	u.relist()
-	if u.listing == nil {
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		return u.b.failure(u.downError(), "")
-	}
-	return provlink.Response{Tools: u.listing.Tools}
+	return u.fromListing(func(l *provlink.Listing) provlink.Response { return provlink.Response{Tools: l.Tools} })
 }
 
 // toolsAnswer answers the names asked as the last listing holds them (provlink's tools).
@@ -182,6 +174,12 @@ func (u *upstream) toolsAnswer(names []string) provlink.Response {
 	if r := provlink.BadNames(names); r != nil {
 		return *r
 	}
+	return u.fromListing(func(l *provlink.Listing) provlink.Response { return l.Answer(names) })
+}
+
+// fromListing answers from the listing, taken again first where it must be (relist); with none
+// to be had, the upstream's failure.
+func (u *upstream) fromListing(answer func(*provlink.Listing) provlink.Response) provlink.Response {
 	u.listMu.Lock()
 	defer u.listMu.Unlock()
 	u.relist()
@@ -190,7 +188,7 @@ func (u *upstream) toolsAnswer(names []string) provlink.Response {
 		defer u.mu.Unlock()
 		return u.b.failure(u.downError(), "")
 	}
-	return u.listing.Answer(names)
+	return answer(u.listing)
 }
 
 // call forwards one tools/call on the upstream's connection, beside every other caller's (the
