@@ -65,9 +65,9 @@ func labelledQueries(t testing.TB, file string) []labelled {
 
 // The quality targets (SPEC 13, Quality), each wanted capability in the top 3 of the family:
 // queries.json, written against the catalog, for at least 90% of its queries; agent-queries.json
-// (issue 27), an agent's words over the real servers' tools, for at least 92% (not met: the
-// floors below are what the ranker reaches, so that a change that loses ground fails). No query
-// holds a word of its target's id or name.
+// (issue 27), an agent's words over the real servers' tools, for at least 92% (not met: its floor
+// and the held-out set's are what the ranker reaches, so that a change that loses ground fails).
+// No query holds a word of its target's id or name.
 func TestSearchQuality(t *testing.T) {
 	t.Parallel()
 	docs := qualityFamily(t)
@@ -80,11 +80,12 @@ func TestSearchQuality(t *testing.T) {
 		min, pct int
 	}{
 		{"../testdata/search/queries.json", 30, 90},
-		// The target is 92% (issue 27); synonyms took it from 54.7% to 66.0%, and this floor
-		// keeps that: what is left is paraphrase, not vocabulary (docs/mcp.md, Quality).
-		{"../testdata/search/agent-queries.json", 40, 66},
-		// held out: written after the synonyms were made, measured once (docs/mcp.md)
-		{"../testdata/search/agent-queries-heldout.json", 20, 64},
+		// The target is 92% (issue 27): synonyms took it from 54.7% to 66.0%, WordNet's related
+		// words (definitions, derived forms) to 79.2%; what is left is paraphrase that no
+		// dictionary bridges (docs/mcp.md, Quality).
+		{"../testdata/search/agent-queries.json", 40, 79},
+		// held out: written before the related words were tried, 64.0% -> 72.0% (docs/mcp.md)
+		{"../testdata/search/agent-queries-heldout.json", 20, 72},
 	} {
 		t.Run(filepath.Base(set.file), func(t *testing.T) {
 			qs := labelledQueries(t, set.file)

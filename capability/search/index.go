@@ -48,6 +48,9 @@ type Index struct {
 
 	wordScores []float64 // one query word's scores by document (its own or a synonym's), all zero between words
 	touched    []int32   // the documents wordScores holds, kept for the next word's
+
+	related map[string][]posting // by query word, its related term's postings (related.go), once a query needed them
+	relTF   []float32            // scratch space of relatedPostings, all zero between words
 }
 
 type posting struct {
@@ -196,6 +199,7 @@ func (ix *Index) score(words []string) []Hit {
 	for _, w := range words {
 		touched := ix.touched[:0]
 		ix.match(w, 1, &touched)
+		ix.matchRelated(w, &touched)
 		for _, syn := range synonyms(w) {
 			if _, isWord := slices.BinarySearch(words, syn); !isWord {
 				ix.match(syn, weightSynonym, &touched)

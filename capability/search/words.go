@@ -2,7 +2,7 @@
 // each capability's id, tool name (split at `_`, `-`, `.` and case changes), description and
 // argument names, built once per turn state and kept as bytes that a later process reads
 // without building it again. Any word may match, and so may its synonyms, weighted below it
-// (synonyms.go); ties are broken by the family's order (the
+// (related.go); ties are broken by the family's order (the
 // ids, sorted), so a page and its cursor are stable for the turn. docs/mcp.md says why this
 // index and not a library's.
 //
@@ -129,14 +129,24 @@ func eachPart(s string, f func(string)) {
 }
 
 // isStopWord says whether w carries no meaning of its own in a tool's description or a
-// query. A switch, not a map: nothing is initialised at start, which every spear-shell -c
+// query: Snowball's English stop list (with the parts of its contractions, as eachPart cuts
+// them) and a few more ("can", "will", "without"). A switch, not a map: nothing is initialised at start, which every spear-shell -c
 // command would pay before its fast path runs (docs/layout.md).
 func isStopWord(w string) bool {
 	switch w {
-	case "a", "an", "and", "are", "as", "at", "be", "by", "can", "for", "from", "has", "have", "how",
-		"i", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "so", "than",
-		"that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "was", "we",
-		"what", "when", "where", "which", "who", "will", "with", "without", "you", "your":
+	case "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
+		"aren", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+		"but", "by", "can", "cannot", "could", "couldn", "d", "did", "didn", "do", "does", "doesn",
+		"doing", "don", "down", "during", "each", "few", "for", "from", "further", "had", "hadn", "has",
+		"hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him", "himself",
+		"his", "how", "i", "if", "in", "into", "is", "isn", "it", "its", "itself", "let", "ll", "m",
+		"me", "more", "most", "mustn", "my", "myself", "no", "nor", "not", "of", "off", "on", "once",
+		"only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "re", "s",
+		"same", "shan", "she", "should", "shouldn", "so", "some", "such", "t", "than", "that", "the",
+		"their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
+		"through", "to", "too", "under", "until", "up", "ve", "very", "was", "wasn", "we", "were",
+		"weren", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with",
+		"without", "won", "would", "wouldn", "you", "your", "yours", "yourself", "yourselves":
 		return true
 	}
 	return false
