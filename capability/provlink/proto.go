@@ -7,7 +7,7 @@
 // process, which gets the provider's tools and raw tools/call results as the provider sent them.
 // It holds the messages, the failures carried across them, the client side of one provider's
 // connection (Conn) and the reading of a connection's requests (ReadRequests). Layer 3: it
-// imports capability/providers and mcpstdio, never the keeper, the broker or capability.
+// imports capability/providers, policy and mcpstdio, never the keeper, the broker or capability.
 //
 // A call may name the listing (its hash) that the caller checked the tool's definition against:
 // the holder then sends it only if the provider's listing, refreshed exactly as tools refreshes
@@ -197,6 +197,26 @@ type WireError struct {
 	// Down: the broker holds the provider but its upstream is down (restarting, held down);
 	// Msg says why, as the turn is told.
 	Down bool `json:"down,omitempty"`
+}
+
+// Redacted returns a copy of e (nil for nil) with every string a provider could have put in
+// it passed through str and the JSON-RPC error's data through js: a holder passes on nothing
+// of the secrets it started a server with (SPEC 7, 14).
+func (e *WireError) Redacted(str func(string) string, js func(json.RawMessage) json.RawMessage) *WireError {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Msg, c.Tail = str(c.Msg), str(c.Tail)
+	if c.RPC != nil {
+		rpc := *c.RPC
+		rpc.Message = str(rpc.Message)
+		if rpc.Data != nil {
+			rpc.Data = js(rpc.Data)
+		}
+		c.RPC = &rpc
+	}
+	return &c
 }
 
 // sentinels are the errors the answering process tells apart (capability's failReason and call).
