@@ -5,7 +5,7 @@ FUZZTIME ?= 10s
 
 .PHONY: build test deps lint fuzz bench demo tidy-check harness-deps harness-check harness-capture
 
-# spear-shell and, beside it, spear-shell-schema (the only binary that links the JSON Schema library).
+# The four binaries (spear-shell, spear-shell-schema, spear-mcp, spear-shell-import), side by side.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/...
 

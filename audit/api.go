@@ -1,5 +1,6 @@
 // Package audit appends the turn's decisions to a JSON-lines audit file, one whole
-// record per event, safely across processes, with secrets redacted.
+// record per event, safely across processes, with secrets redacted. A shared leaf, layer 0
+// (docs/layout.md): it imports no package of ours, so that both sides and the report may use it.
 package audit
 
 import (

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/spear-shell/spear-shell/testdata/testkit"
 )
 
 // The broker group (issue 26, SPEC 14's targets): shared providers, one process for every turn
@@ -228,29 +230,12 @@ func sixTurnRun(ctx context.Context, w *world, node, mods string, shared bool) (
 	}
 	h.keep = 300
 	marker := filepath.Dir(h.manifest)
-	script := func(pkg string) string { return filepath.Join(mods, "@modelcontextprotocol", pkg, "dist", "index.js") }
 	files := filepath.Join(marker, "files")
 	if err := os.MkdirAll(files, 0o755); err != nil {
 		return memorySample{}, err
 	}
-	entries := []map[string]any{
-		{"id": "ev", "command": []string{node, script("server-everything"), "stdio"}, "read": []string{"echo"}},
-		{"id": "mem", "command": []string{node, script("server-memory")}, "read": []string{"read_graph"},
-			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(marker, "memory.jsonl")}},
-		{"id": "fs", "command": []string{node, script("server-filesystem"), files}, "read": []string{"list_allowed_directories"}},
-	}
-	for _, e := range entries {
-		e["scope"] = "global"
-		env, _ := e["env"].(map[string]string)
-		if env == nil {
-			env = map[string]string{}
-		}
-		env["SPEAR_BENCH_SIX"] = marker
-		e["env"] = env
-		if shared {
-			e["share"], e["restart_delay"] = "project", 0.2
-		}
-	}
+	mark := "SPEAR_BENCH_SIX=" + marker
+	entries := testkit.ReferenceServers(node, mods, files, mark, shared)
 	if err := writeSharedCaps(h, entries); err != nil {
 		return memorySample{}, err
 	}
@@ -304,7 +289,8 @@ func sixTurnRun(ctx context.Context, w *world, node, mods string, shared bool) (
 	if err := errors.Join(errs...); err != nil {
 		return memorySample{}, err
 	}
-	return sampleServers("SPEAR_BENCH_SIX=" + marker), nil
+	pids, rss, pss := testkit.Marked(mark)
+	return memorySample{procs: len(pids), rss: float64(rss) / 1024, pss: float64(pss) / 1024}, nil
 }
 
 // faceEcho opens a spear-mcp session in the turn of env, describes and invokes ev/echo, and
@@ -332,40 +318,4 @@ func faceEcho(ctx context.Context, w *world, env []string) (*mcp.ClientSession, 
 		}
 	}
 	return cs, nil
-}
-
-// sampleServers counts the live processes whose environment holds marker (KEY=VALUE) and sums
-// their resident and proportional memory (/proc/PID/smaps_rollup).
-func sampleServers(marker string) memorySample {
-	want := []byte("\x00" + marker + "\x00")
-	var s memorySample
-	ents, _ := os.ReadDir("/proc")
-	for _, ent := range ents {
-		if _, err := strconv.Atoi(ent.Name()); err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ"))
-		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
-			continue
-		}
-		roll, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "smaps_rollup"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		s.procs++
-		for line := range strings.SplitSeq(string(roll), "\n") {
-			f := strings.Fields(line)
-			if len(f) != 3 || f[2] != "kB" {
-				continue
-			}
-			kib, _ := strconv.ParseFloat(f[1], 64)
-			switch f[0] {
-			case "Rss:":
-				s.rss += kib / 1024
-			case "Pss:":
-				s.pss += kib / 1024
-			}
-		}
-	}
-	return s
 }

@@ -1,8 +1,9 @@
 // Package capability answers recognised spear-capability invocations for one agent turn:
 // it selects the turn's family of provider tools, lists, describes and invokes them after the
 // checks of SPEC 5, frames and cleans what providers return, and audits every decision. It is
-// layer 3 of the capability side, on the provider core (capability/providers, layer 1) and the
-// keeper's client (capability/keeper, layer 2); it never imports anything under interp/.
+// layer 5 of the capability side, on the provider core (capability/providers, layer 2) and the
+// clients of the keeper and the broker (capability/keeper, capability/broker, layer 4); it never
+// imports anything under interp/, the MCP face or the importer.
 package capability
 
 import (

@@ -1,5 +1,6 @@
 // Package mcpstdio is a small, strict client for MCP servers spoken to over stdio
 // (protocol 2025-06-18): initialize, tools/list and tools/call, bounded in time and size.
+// A shared leaf, layer 0 (docs/layout.md): it imports no package of ours, and no MCP SDK.
 //
 // What the client does with what a server sends:
 //   - a response (no "method") must carry one of our integer ids and exactly one of

@@ -3,6 +3,7 @@ package mcpstdio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -67,35 +68,58 @@ func groupAlive(pgid int) bool {
 		return true // cannot tell: assume the worst
 	}
 	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
-		}
-		state, pg, ok := parseStat(stat)
-		if ok && pg == pgid && state != 'Z' && state != 'X' {
+		st, err := ReadProcStat(pid)
+		if err == nil && st.Pgrp == pgid && st.State != 'Z' && st.State != 'X' {
 			return true
 		}
 	}
 	return false
 }
 
-// parseStat returns the state and process group of a /proc/PID/stat line:
-// "pid (comm) state ppid pgrp ...", where comm may hold spaces and parentheses.
-func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
+// ProcStat is what /proc/PID/stat says of a process, as those who stop servers' process
+// groups read it (this client, and the broker reaping its orphans).
+type ProcStat struct {
+	State         byte // 'Z' a zombie (it has exited), 'X' dead
+	Pgrp, Session int
+	Start         uint64 // clock ticks after boot (field 22): tells a process from a later one of its pid
+}
+
+// ReadProcStat reads /proc/PID/stat.
+func ReadProcStat(pid int) (ProcStat, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ProcStat{}, err
+	}
+	st, err := parseStat(data)
+	if err != nil {
+		return ProcStat{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return st, nil
+}
+
+// parseStat reads a /proc/PID/stat line, "pid (comm) state ppid pgrp session ...", where comm
+// may hold spaces and parentheses: the fields follow the last ')'.
+func parseStat(stat []byte) (ProcStat, error) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, 0, false
+		return ProcStat{}, errors.New("no command name")
 	}
 	f := bytes.Fields(stat[i+1:])
-	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, false
+	if len(f) < 20 || len(f[0]) != 1 {
+		return ProcStat{}, fmt.Errorf("%d fields after the command name", len(f))
 	}
-	pg, err := strconv.Atoi(string(f[2]))
-	if err != nil {
-		return 0, 0, false
+	// f[0] is field 3 (state): field n is f[n-3].
+	st := ProcStat{State: f[0][0]}
+	var err1, err2, err3 error
+	st.Pgrp, err1 = strconv.Atoi(string(f[2]))
+	st.Session, err2 = strconv.Atoi(string(f[3]))
+	st.Start, err3 = strconv.ParseUint(string(f[19]), 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return ProcStat{}, err
 	}
-	return f[0][0], pg, true
+	return st, nil
 }

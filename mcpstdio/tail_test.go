@@ -1,6 +1,7 @@
 package mcpstdio
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -40,22 +41,28 @@ func TestTailBuffer(t *testing.T) {
 
 func TestParseStat(t *testing.T) {
 	t.Parallel()
+	rest := strings.Repeat(" 0", 15) + " 4242 0 0" // fields 7 to 21, then the start time (22) and two more
 	tests := []struct {
-		in    string
-		state byte
-		pgrp  int
-		ok    bool
+		in   string
+		want ProcStat
+		ok   bool
 	}{
-		{"123 (bash) S 1 123 123 0", 'S', 123, true},
-		{"9 (a) b (c) Z 1 77 77", 'Z', 77, true},
-		{"garbage", 0, 0, false},
-		{"1 (x) R", 0, 0, false},
+		{"123 (bash) S 1 123 120" + rest, ProcStat{'S', 123, 120, 4242}, true},
+		{"9 (a) b (c) Z 1 77 77" + rest, ProcStat{'Z', 77, 77, 4242}, true},
+		{"garbage", ProcStat{}, false},
+		{"1 (x) R", ProcStat{}, false},
+		{"123 (bash) S 1 123 123 0", ProcStat{}, false},
+		{"123 (bash) S 1 x 123" + rest, ProcStat{}, false},
 	}
 	for _, tt := range tests {
-		state, pgrp, ok := parseStat([]byte(tt.in))
-		if state != tt.state || pgrp != tt.pgrp || ok != tt.ok {
-			t.Errorf("parseStat(%q) = %c, %d, %v", tt.in, state, pgrp, ok)
+		got, err := parseStat([]byte(tt.in))
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("parseStat(%q) = %+v, %v", tt.in, got, err)
 		}
+	}
+	st, err := ReadProcStat(os.Getpid())
+	if err != nil || st.State == 'Z' || st.Pgrp <= 0 || st.Start == 0 {
+		t.Errorf("ReadProcStat(self) = %+v, %v", st, err)
 	}
 }
 

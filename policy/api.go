@@ -1,6 +1,6 @@
 // Package policy loads the deployment's registry and the turn manifest, decides which
-// providers a turn is offered and why, classifies tools and gates writes. Of ours it imports
-// only the leaf policy/paths, never interp/ or capability/ (docs/layout.md).
+// providers a turn is offered and why, classifies tools and gates writes. Layer 1: of ours it
+// imports only policy/paths and policy/lock, never interp/ or capability/ (docs/layout.md).
 package policy
 
 import (

@@ -423,8 +423,8 @@ func TestReapKillsOnlyRecordedGroups(t *testing.T) {
 	os_, _ := readStat(orphan.Process.Pid)
 	st, _ := readStat(stranger.Process.Pid)
 	dead := record{Broker: 1 << 22, Start: 1, Boot: bootID()} // no such broker runs
-	lines := []record{dead, {Pgid: orphan.Process.Pid, Start: os_.start, Boot: bootID()},
-		{Pgid: stranger.Process.Pid, Start: st.start + 1, Boot: bootID()}} // a start time that does not match
+	lines := []record{dead, {Pgid: orphan.Process.Pid, Start: os_.Start, Boot: bootID()},
+		{Pgid: stranger.Process.Pid, Start: st.Start + 1, Boot: bootID()}} // a start time that does not match
 	var b []byte
 	for _, r := range lines {
 		l, _ := json.Marshal(r)
@@ -524,7 +524,7 @@ func TestReapAfterAZombieBroker(t *testing.T) {
 	}
 	defer zombie.Wait()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if st, err := readStat(zombie.Process.Pid); err == nil && st.state == 'Z' || time.Now().After(deadline) {
+		if st, err := readStat(zombie.Process.Pid); err == nil && st.State == 'Z' || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -537,7 +537,7 @@ func TestReapAfterAZombieBroker(t *testing.T) {
 	defer orphan.Process.Kill()
 	os_, _ := readStat(orphan.Process.Pid)
 	var b []byte
-	for _, r := range []record{{Broker: zombie.Process.Pid, Start: zs.start, Boot: bootID()}, {Pgid: orphan.Process.Pid, Start: os_.start, Boot: bootID()}} {
+	for _, r := range []record{{Broker: zombie.Process.Pid, Start: zs.Start, Boot: bootID()}, {Pgid: orphan.Process.Pid, Start: os_.Start, Boot: bootID()}} {
 		l, _ := json.Marshal(r)
 		b = append(append(b, l...), '\n')
 	}
@@ -634,7 +634,7 @@ func TestLaunchKeysEditedMidCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if st, err := readStat(oldPid); err != nil || st.state == 'Z' {
+		if st, err := readStat(oldPid); err != nil || st.State == 'Z' {
 			break
 		}
 		if time.Now().After(deadline) {

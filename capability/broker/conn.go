@@ -28,22 +28,12 @@ func (b *server) serveConn(conn *net.UnixConn, cs *connState) {
 		b.mu.Unlock()
 		conn.Close()
 	}()
-	if provlink.SamePeer(conn) != nil {
-		return // another user: not a word
-	}
-	reqs, calls, stop := provlink.Requests(conn)
-	defer stop()
-	answer := provlink.NewAnswerer(conn).Answer
-	refuse := func(msg string) { answer(provlink.Response{Err: &provlink.WireError{Msg: msg, Keeper: true}}) }
-
-	hello, ok := <-reqs
-	if !ok {
+	sv := provlink.Open(conn)
+	if sv == nil {
 		return
 	}
-	if hello.Op != provlink.OpHello {
-		refuse("hello first")
-		return
-	}
+	defer sv.Close()
+	hello, reqs, calls, answer, refuse := sv.Hello, sv.Reqs, sv.Calls, sv.Answer, sv.Refuse
 	// hello is answered with what the broker is, whatever the caller's protocol: a newer caller
 	// asks an older broker to drain, an older caller leaves a newer broker be.
 	if !answer(provlink.Response{Broker: b.about(false)}) {
@@ -174,35 +164,29 @@ func (b *server) release(id string) provlink.Response {
 // list answers the upstream's tools: listed again when it announced a change or the listing is
 // providers.RelistAfter old; down, the last listing.
 func (u *upstream) list() provlink.Response {
-	u.listMu.Lock()
-	defer u.listMu.Unlock()
-	u.relist()
-	if u.tools == nil {
-		u.mu.Lock()
-		defer u.mu.Unlock()
-		return u.b.failure(u.downError(), "")
-	}
-	return provlink.Response{Tools: u.tools}
+	return u.fromListing(func(l *provlink.Listing) provlink.Response { return provlink.Response{Tools: l.Tools} })
 }
 
 // toolsAnswer answers the names asked as the last listing holds them (provlink's tools).
 func (u *upstream) toolsAnswer(names []string) provlink.Response {
-	if len(names) == 0 || len(names) > provlink.MaxNames {
-		return provlink.Response{Err: &provlink.WireError{Msg: "tools: between 1 and " + strconv.Itoa(provlink.MaxNames) + " names", Keeper: true}}
+	if r := provlink.BadNames(names); r != nil {
+		return *r
 	}
+	return u.fromListing(func(l *provlink.Listing) provlink.Response { return l.Answer(names) })
+}
+
+// fromListing answers from the listing, taken again first where it must be (relist); with none
+// to be had, the upstream's failure.
+func (u *upstream) fromListing(answer func(*provlink.Listing) provlink.Response) provlink.Response {
 	u.listMu.Lock()
 	defer u.listMu.Unlock()
 	u.relist()
-	if u.tools == nil {
+	if u.listing == nil {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		return u.b.failure(u.downError(), "")
 	}
-	defs := make([]provlink.WireDef, len(names))
-	for i, n := range names {
-		defs[i] = u.def(n)
-	}
-	return provlink.Response{Defs: defs, Hash: u.hash, AgeMS: time.Since(u.listedAt).Milliseconds()}
+	return answer(u.listing)
 }
 
 // call forwards one tools/call on the upstream's connection, beside every other caller's (the
@@ -220,8 +204,8 @@ func (u *upstream) call(req provlink.Request) provlink.Response {
 	if req.Listing != "" {
 		u.listMu.Lock()
 		u.relist()
-		if u.hash != req.Listing {
-			r := provlink.Response{Moved: true, Defs: []provlink.WireDef{u.def(req.Name)}, Hash: u.hash, AgeMS: time.Since(u.listedAt).Milliseconds()}
+		if !u.listing.Guards(req.Listing) {
+			r := u.listing.Moved(req.Name)
 			u.listMu.Unlock()
 			return r
 		}

@@ -10,45 +10,18 @@ package broker
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
-// procStat is what /proc/PID/stat says of a process: its group, session and start time (clock
-// ticks after boot, field 22).
-type procStat struct {
-	state         byte // 'Z': a zombie, which has exited
-	pgrp, session int
-	start         uint64
-}
-
-func readStat(pid int) (procStat, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, err
-	}
-	// The command name (field 2) is in parentheses and may hold anything: fields follow the last ')'.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return procStat{}, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 20 {
-		return procStat{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
-	}
-	// f[0] is field 3 (state): field n is f[n-3].
-	var s procStat
-	s.state = f[0][0]
-	s.pgrp, _ = strconv.Atoi(f[2])
-	s.session, _ = strconv.Atoi(f[3])
-	s.start, err = strconv.ParseUint(f[19], 10, 64)
-	return s, err
-}
+// readStat is what /proc/PID/stat says of pid: its state, group, session and start time.
+func readStat(pid int) (mcpstdio.ProcStat, error) { return mcpstdio.ReadProcStat(pid) }
 
 // bootID tells this boot from another: start times count from boot.
 func bootID() string {
@@ -76,7 +49,7 @@ type procFile struct {
 func newProcFile(w Where) *procFile {
 	pid := os.Getpid()
 	st, _ := readStat(pid)
-	return &procFile{path: w.Procs + strconv.Itoa(pid) + ".procs", head: record{Broker: pid, Start: st.start, Boot: bootID()}, groups: map[int]uint64{}}
+	return &procFile{path: w.Procs + strconv.Itoa(pid) + ".procs", head: record{Broker: pid, Start: st.Start, Boot: bootID()}, groups: map[int]uint64{}}
 }
 
 // add records upstream group pgid (its leader's start time read now, while it runs).
@@ -87,7 +60,7 @@ func (f *procFile) add(pgid int) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.groups[pgid] = st.start
+	f.groups[pgid] = st.Start
 	f.write()
 }
 
@@ -138,7 +111,7 @@ func reapOrphans(w Where) int {
 			continue
 		}
 		head := recs[0]
-		if st, err := readStat(head.Broker); err == nil && st.state != 'Z' && st.start == head.Start && head.Boot == boot {
+		if st, err := readStat(head.Broker); err == nil && st.State != 'Z' && st.Start == head.Start && head.Boot == boot {
 			continue // that broker still runs (draining, or another one taking over); a zombie does not
 		}
 		for _, r := range recs[1:] {
@@ -176,7 +149,7 @@ func killGroup(pgid int, start uint64) bool {
 		return false
 	}
 	if st, err := readStat(pgid); err == nil {
-		if st.start != start || st.pgrp != pgid {
+		if st.Start != start || st.Pgrp != pgid {
 			return false // the id names another process now
 		}
 		return syscall.Kill(-pgid, syscall.SIGKILL) == nil
@@ -187,7 +160,7 @@ func killGroup(pgid int, start uint64) bool {
 		if err != nil {
 			continue
 		}
-		if st, err := readStat(pid); err == nil && st.pgrp == pgid && st.session == pgid && st.start >= start {
+		if st, err := readStat(pid); err == nil && st.Pgrp == pgid && st.Session == pgid && st.Start >= start {
 			return syscall.Kill(-pgid, syscall.SIGKILL) == nil
 		}
 	}

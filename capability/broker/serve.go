@@ -111,23 +111,17 @@ func (b *server) serve(signals bool) {
 	if signals {
 		defer provlink.EndOnSignal(&wg, stop, b.end)()
 	}
-	wg.Go(func() {
-		for {
-			conn, err := b.ln.AcceptUnix()
-			if err != nil {
-				return // closed by drain or finish
-			}
+	wg.Go(func() { // until drain or finish closes the listener
+		provlink.Accept(b.ln, &wg, func(conn *net.UnixConn) func() {
 			b.mu.Lock()
+			defer b.mu.Unlock()
 			if b.ended {
-				b.mu.Unlock()
-				conn.Close()
-				continue
+				return nil
 			}
 			cs := &connState{}
 			b.conns[conn] = cs
-			b.mu.Unlock()
-			wg.Go(func() { b.serveConn(conn, cs) })
-		}
+			return func() { b.serveConn(conn, cs) }
+		})
 	})
 	b.finish(<-b.done)
 	close(stop)

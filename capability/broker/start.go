@@ -4,7 +4,6 @@ package broker
 // commands (--broker, --broker-stop, --broker-release, --check's status).
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -219,28 +217,10 @@ func ensureRunning(w Where, self string, getenv func(string) string, foreground 
 }
 
 // probe connects and hangs up: is a broker listening?
-func probe(path string) error {
-	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
-	if err != nil {
-		return err
-	}
-	return conn.Close()
-}
+func probe(path string) error { return provlink.Probe(path) }
 
 // listen binds w's socket 0600.
-func listen(w Where) (*net.UnixListener, error) {
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: w.Socket, Net: "unix"})
-	if err != nil {
-		return nil, fmt.Errorf("listen: %w", err)
-	}
-	ln.SetUnlinkOnClose(false)
-	if err := os.Chmod(w.Socket, 0o600); err != nil {
-		ln.Close()
-		os.Remove(w.Socket)
-		return nil, err
-	}
-	return ln, nil
-}
+func listen(w Where) (*net.UnixListener, error) { return provlink.Listen(w.Socket) }
 
 // launch binds the socket and starts an on-demand broker on it: this binary in broker mode, in
 // a session of its own, with /dev/null as stdin, stdout and stderr, the socket as its only other
@@ -254,35 +234,13 @@ func launch(w Where, self string, getenv func(string) string) error {
 		return err
 	}
 	defer ln.Close()
-	lf, err := ln.File()
-	if err != nil {
-		os.Remove(w.Socket)
-		return err
-	}
-	defer lf.Close()
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		os.Remove(w.Socket)
-		return err
-	}
-	defer null.Close()
 	env := []string{"SPEAR_HOME=" + w.Home, "SPEAR_CAPABILITIES_FILE=" + w.Caps}
 	for _, k := range Env {
 		if v := getenv(k); v != "" && k != "SPEAR_HOME" && k != "SPEAR_CAPABILITIES_FILE" {
 			env = append(env, k+"="+v)
 		}
 	}
-	_, err = syscall.ForkExec(self, []string{self, Flag}, &syscall.ProcAttr{
-		Dir:   "/",
-		Env:   env,
-		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), lf.Fd()},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
-	if err != nil {
-		os.Remove(w.Socket)
-		return fmt.Errorf("start %s: %w", self, err)
-	}
-	return nil
+	return provlink.Spawn(ln, w.Socket, []string{self, Flag}, "/", env)
 }
 
 // ask sends one request after hello and returns the hello's and the request's answers; the
@@ -383,11 +341,7 @@ func waitGone(pid int, d time.Duration) {
 		return // a broker run by this process (tests): it has ended when its lock is free
 	}
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return
-		}
-		if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) && data[i+2] == 'Z' {
+		if st, err := readStat(pid); err != nil || st.State == 'Z' {
 			return
 		}
 	}

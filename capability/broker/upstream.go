@@ -54,15 +54,9 @@ type upstream struct {
 	// 14: they reach the server's environment and nothing else). nil when there are none.
 	secrets *audit.Redactor
 
-	listMu   sync.Mutex // one listing at a time; held while a guarded call checks its listing
-	tools    []provlink.WireTool
-	hash     string
-	names    map[string]placed
-	listedAt time.Time
+	listMu  sync.Mutex        // one listing at a time; held while a guarded call checks its listing
+	listing *provlink.Listing // the last listing; kept while the upstream is down
 }
-
-// placed is where a name stands in a listing: its first tool and how many carry it.
-type placed struct{ first, count int }
 
 func (u *upstream) log(ev audit.Event) {
 	ev.Provider, ev.ShareKey = u.id, u.key
@@ -98,7 +92,7 @@ func (u *upstream) ensure(ctx context.Context) error {
 	down := u.downError()
 	u.mu.Unlock()
 	u.listMu.Lock() // after u.mu, never under it: relist takes them the other way round
-	listed := u.tools != nil
+	listed := u.listing != nil
 	u.listMu.Unlock()
 	if listed {
 		return nil
@@ -407,22 +401,13 @@ func (u *upstream) setListing(tools []mcpstdio.Tool) {
 
 // keepListing keeps tools as the last listing, each name placed; u.listMu held.
 func (u *upstream) keepListing(tools []mcpstdio.Tool) {
-	names := make(map[string]placed, len(tools))
-	for i, t := range tools {
-		at, seen := names[t.Name]
-		if !seen {
-			at.first = i
-		}
-		at.count++
-		names[t.Name] = at
-	}
 	wt := provlink.ToWireTools(tools)
 	if red := u.redactor(); red != nil {
 		for i := range wt {
 			wt[i] = redactTool(red, wt[i])
 		}
 	}
-	u.tools, u.listedAt, u.hash, u.names = wt, time.Now(), providers.ListingHash(tools), names
+	u.listing = provlink.NewListing(tools, wt)
 }
 
 // redactor is the running process's secrets' redactor, nil when it has none.
@@ -454,7 +439,7 @@ func (u *upstream) relist() error {
 	u.mu.Lock()
 	c := u.client
 	u.mu.Unlock()
-	if c == nil || u.tools != nil && !c.ToolsChanged() && time.Since(u.listedAt) < providers.RelistAfter {
+	if c == nil || u.listing.Fresh(c.ToolsChanged) {
 		return nil
 	}
 	timeout := policy.DefaultTimeout
@@ -472,16 +457,6 @@ func (u *upstream) relist() error {
 	}
 	u.keepListing(tools)
 	return nil
-}
-
-// def is name as the last listing holds it; u.listMu held.
-func (u *upstream) def(name string) provlink.WireDef {
-	d := provlink.WireDef{Name: name}
-	if at, ok := u.names[name]; ok {
-		d.Count = at.count
-		d.Tool = &u.tools[at.first]
-	}
-	return d
 }
 
 // gone reports whether a retired upstream has nothing left to stop.

@@ -45,28 +45,19 @@ func (k *server) serveConn(conn *net.UnixConn) {
 		k.mu.Unlock()
 		conn.Close()
 	}()
-	if provlink.SamePeer(conn) != nil {
-		return // another user: not a word
+	sv := provlink.Open(conn)
+	if sv == nil {
+		return
 	}
-	reqs, calls, stop := provlink.Requests(conn)
-	defer stop()
-	answerer := provlink.NewAnswerer(conn)
+	defer sv.Close()
+	hello, reqs, calls, refuse := sv.Hello, sv.Reqs, sv.Calls, sv.Refuse
 	answer := func(r provlink.Response) bool {
 		if k.t.EnvFileChanged() {
 			r = redacted(k.t.Redactor, r)
 		}
-		return answerer.Answer(r)
-	}
-	refuse := func(msg string) { answer(provlink.Response{Err: &provlink.WireError{Msg: msg, Keeper: true}}) }
-
-	hello, ok := <-reqs
-	if !ok {
-		return
+		return sv.Answer(r)
 	}
 	switch {
-	case hello.Op != provlink.OpHello:
-		refuse("hello first")
-		return
 	case hello.Protocol != protocol:
 		refuse("protocol " + strconv.Itoa(hello.Protocol) + ", not " + strconv.Itoa(protocol))
 		return
@@ -147,7 +138,7 @@ func (k *server) start(id string) (*kept, provlink.Response) {
 	if c := kp.client; c != nil && c.Exited() {
 		// It ended between requests, which no answer saw: recorded here, and started again;
 		// the answering process lists it again and checks its pins as for any start.
-		kp.client, kp.tools, kp.names = nil, nil, nil
+		kp.client, kp.listing = nil, nil
 		_ = k.t.Log(audit.Event{Name: audit.EventProviderFailed, Provider: id, Stage: "idle",
 			Reason: "it exited while the keeper held it", StderrTail: k.stopFaulty(c)})
 	}
@@ -163,7 +154,7 @@ func (k *server) start(id string) (*kept, provlink.Response) {
 		if err != nil {
 			return nil, provlink.Response{Err: provlink.ToWire(err, "")}
 		}
-		kp.client, kp.tools, kp.names = c, nil, nil
+		kp.client, kp.listing = c, nil
 	}
 	return kp, provlink.Response{}
 }
@@ -176,36 +167,22 @@ func (k *server) list(id string, kp *kept) provlink.Response {
 	if r := k.relist(id, kp); r.Err != nil {
 		return r
 	}
-	return provlink.Response{Tools: kp.tools}
+	return provlink.Response{Tools: kp.listing.Tools}
 }
 
 // tools answers, for each name asked, how many of the last listing's tools carry it and the
 // first of them, with the listing's hash and age; the listing is refreshed exactly as list
 // would refresh it. Nothing is judged here: what the provider listed is reported as listed.
 func (k *server) tools(id string, kp *kept, names []string) provlink.Response {
-	if len(names) == 0 || len(names) > provlink.MaxNames {
-		return provlink.Response{Err: &provlink.WireError{Msg: "tools: between 1 and " + strconv.Itoa(provlink.MaxNames) + " names", Keeper: true}}
+	if r := provlink.BadNames(names); r != nil {
+		return *r
 	}
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
 	if r := k.relist(id, kp); r.Err != nil {
 		return r
 	}
-	defs := make([]provlink.WireDef, len(names))
-	for i, n := range names {
-		defs[i] = kp.def(n)
-	}
-	return provlink.Response{Defs: defs, Hash: kp.hash, AgeMS: time.Since(kp.listedAt).Milliseconds()}
-}
-
-// def is name as the last listing holds it; kp.mu is held.
-func (kp *kept) def(name string) provlink.WireDef {
-	d := provlink.WireDef{Name: name}
-	if at, ok := kp.names[name]; ok {
-		d.Count = at.count
-		d.Tool = &kp.tools[at.first]
-	}
-	return d
+	return kp.listing.Answer(names)
 }
 
 // relist lists the provider again when it announced a change or its last listing is
@@ -216,7 +193,7 @@ func (k *server) relist(id string, kp *kept) provlink.Response {
 	if c == nil {
 		return provlink.Response{Err: &provlink.WireError{Msg: mcpstdio.StageList + ": the provider was stopped", Stage: mcpstdio.StageList, Is: []string{"closed"}}}
 	}
-	if kp.tools != nil && !c.ToolsChanged() && time.Since(kp.listedAt) < providers.RelistAfter {
+	if kp.listing.Fresh(c.ToolsChanged) {
 		return provlink.Response{}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), providers.Timeout(k.cfg(id)))
@@ -224,19 +201,10 @@ func (k *server) relist(id string, kp *kept) provlink.Response {
 	cancel()
 	if err != nil {
 		// The answering process leaves it out of the turn: so does the keeper.
-		kp.client, kp.tools, kp.names = nil, nil, nil
+		kp.client, kp.listing = nil, nil
 		return provlink.Response{Err: provlink.ToWire(err, k.stopFaulty(c))}
 	}
-	kp.tools, kp.listedAt, kp.hash = provlink.ToWireTools(tools), time.Now(), providers.ListingHash(tools)
-	kp.names = make(map[string]placed, len(tools))
-	for i, t := range tools {
-		at, seen := kp.names[t.Name]
-		if !seen {
-			at.first = i
-		}
-		at.count++
-		kp.names[t.Name] = at
-	}
+	kp.listing = provlink.NewListing(tools, provlink.ToWireTools(tools))
 	return provlink.Response{}
 }
 
@@ -252,8 +220,8 @@ func (k *server) call(id string, kp *kept, req provlink.Request) provlink.Respon
 			kp.mu.Unlock()
 			return r
 		}
-		if kp.hash != req.Listing {
-			r := provlink.Response{Moved: true, Defs: []provlink.WireDef{kp.def(req.Name)}, Hash: kp.hash, AgeMS: time.Since(kp.listedAt).Milliseconds()}
+		if !kp.listing.Guards(req.Listing) {
+			r := kp.listing.Moved(req.Name)
 			kp.mu.Unlock()
 			return r
 		}
@@ -278,7 +246,7 @@ func (k *server) call(id string, kp *kept, req provlink.Request) provlink.Respon
 	kp.mu.Lock()
 	mine := kp.client == c
 	if mine {
-		kp.client, kp.tools, kp.names = nil, nil, nil
+		kp.client, kp.listing = nil, nil
 	}
 	kp.mu.Unlock()
 	if !mine {

@@ -39,16 +39,10 @@ type server struct {
 
 // kept is one provider the keeper runs.
 type kept struct {
-	mu       sync.Mutex // one start or listing at a time
-	client   *mcpstdio.Client
-	tools    []provlink.WireTool // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
-	listedAt time.Time
-	hash     string            // providers.ListingHash of the last listing
-	names    map[string]placed // where each name stands in it (the tools request)
+	mu      sync.Mutex // one start or listing at a time
+	client  *mcpstdio.Client
+	listing *provlink.Listing // the last listing, given again until the provider announces a change or it is providers.RelistAfter old
 }
-
-// placed is where a name stands in a listing: its first tool and how many carry it.
-type placed struct{ first, count int }
 
 // Serve runs this process as the keeper of the turn s names, on the listening socket it
 // was given (descriptor 3), until keep_providers seconds pass without a request or
@@ -103,22 +97,16 @@ func (k *server) serve(signals bool) {
 	if signals {
 		defer provlink.EndOnSignal(&wg, stop, k.end)()
 	}
-	wg.Go(func() {
-		for {
-			conn, err := k.ln.AcceptUnix()
-			if err != nil {
-				return // closed by finish
-			}
+	wg.Go(func() { // until finish closes the listener
+		provlink.Accept(k.ln, &wg, func(conn *net.UnixConn) func() {
 			k.mu.Lock()
+			defer k.mu.Unlock()
 			if k.ended {
-				k.mu.Unlock()
-				conn.Close()
-				continue
+				return nil
 			}
 			k.conns[conn] = true
-			k.mu.Unlock()
-			wg.Go(func() { k.serveConn(conn) })
-		}
+			return func() { k.serveConn(conn) }
+		})
 	})
 	k.finish(<-k.done)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -65,11 +64,10 @@ func (k *Link) ensureRunning() error {
 
 // probe connects and hangs up: is a keeper listening?
 func (k *Link) probe() error {
-	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: k.path, Net: "unix"})
-	if err != nil {
+	if err := provlink.Probe(k.path); err != nil {
 		return fmt.Errorf("keeper: %w", err)
 	}
-	return conn.Close()
+	return nil
 }
 
 // lockKeeper takes the turn's keeper lock (flock on a file of the state directory).
@@ -86,39 +84,14 @@ func lockKeeper(dir string) (unlock func(), err error) {
 // /dev/null as stdin, stdout and stderr and the socket as its only other descriptor (a harness
 // that waits for the command's output to close does not wait for it). It is not waited for.
 func (k *Link) launch() error {
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: k.path, Net: "unix"})
+	ln, err := provlink.Listen(k.path)
 	if err != nil {
-		return fmt.Errorf("keeper: listen: %w", err)
+		return fmt.Errorf("keeper: %w", err)
 	}
-	ln.SetUnlinkOnClose(false) // the socket is the keeper's now
 	defer ln.Close()
-	if err := os.Chmod(k.path, 0o600); err != nil {
-		os.Remove(k.path)
-		return fmt.Errorf("keeper: %w", err)
-	}
-	lf, err := ln.File()
-	if err != nil {
-		os.Remove(k.path)
-		return fmt.Errorf("keeper: %w", err)
-	}
-	defer lf.Close()
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		os.Remove(k.path)
-		return fmt.Errorf("keeper: %w", err)
-	}
-	defer null.Close()
 	s := k.t.Settings
-	argv := []string{s.Self, Flag, "--manifest", s.ManifestPath}
-	_, err = syscall.ForkExec(s.Self, argv, &syscall.ProcAttr{
-		Dir:   s.Cwd,
-		Env:   s.Environ,
-		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), lf.Fd()},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
-	if err != nil {
-		os.Remove(k.path)
-		return fmt.Errorf("keeper: start %s: %w", s.Self, err)
+	if err := provlink.Spawn(ln, k.path, []string{s.Self, Flag, "--manifest", s.ManifestPath}, s.Cwd, s.Environ); err != nil {
+		return fmt.Errorf("keeper: %w", err)
 	}
 	return nil
 }

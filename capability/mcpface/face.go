@@ -5,7 +5,7 @@
 // when their content changes, and calls are served concurrently, each by a turn of its own
 // (as concurrent -c processes are), sharing the turn's providers through its keeper.
 //
-// Layer 4 of the capability side, above capability: it imports capability, its lower
+// Layer 6 of the capability side, above capability: it imports capability, its lower
 // packages and the go-sdk, and never anything under interp/ (cmd/spear-mcp wires the
 // isolation facts in). spear-shell never links it.
 package mcpface

@@ -1,7 +1,7 @@
 package provlink
 
-// What a holder process (the keeper, the broker) does the same way: its start's descriptors,
-// its lock, the requests of a connection.
+// What a holder process (the keeper, the broker) does the same way: its socket bound and probed,
+// its start and its start's descriptors, its lock, the opening and the requests of a connection.
 
 import (
 	"errors"
@@ -72,6 +72,126 @@ func Requests(conn *net.UnixConn) (reqs <-chan Request, calls *InFlight, stop fu
 		<-read
 	}
 }
+
+// Probe connects to the socket at path and hangs up: does a holder listen there?
+func Probe(path string) error {
+	conn, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// Listen binds a holder's socket at path, mode 0600, left in place when the listener closes
+// (it is the holder's once started).
+func Listen(path string) (*net.UnixListener, error) {
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	ln.SetUnlinkOnClose(false)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return ln, nil
+}
+
+// Spawn starts argv as a holder listening on ln (bound at path), in dir with env: in a session
+// of its own (a harness that kills the caller's process group does not reach it), with
+// /dev/null as stdin, stdout and stderr and the socket as descriptor 3, its only other (a
+// harness that waits for the caller's output to close does not wait for it). It is not waited
+// for. When it cannot be started, the socket is removed.
+func Spawn(ln *net.UnixListener, path string, argv []string, dir string, env []string) error {
+	err := spawn(ln, argv, dir, env)
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
+func spawn(ln *net.UnixListener, argv []string, dir string, env []string) error {
+	lf, err := ln.File()
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	_, err = syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
+		Dir:   dir,
+		Env:   env,
+		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), lf.Fd()},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	return nil
+}
+
+// Accept accepts connections on ln until it is closed, serving each in a goroutine of wg: admit
+// registers a connection with the holder and returns how to serve it, or nil once the holder
+// has ended (the connection is then closed unserved).
+func Accept(ln *net.UnixListener, wg *sync.WaitGroup, admit func(conn *net.UnixConn) (serve func())) {
+	for {
+		conn, err := ln.AcceptUnix()
+		if err != nil {
+			return // closed: the holder ends
+		}
+		serve := admit(conn)
+		if serve == nil {
+			conn.Close()
+			continue
+		}
+		wg.Go(serve)
+	}
+}
+
+// Served is one connection a holder serves, past its hello: the caller's requests, its calls
+// in flight, and how it is answered.
+type Served struct {
+	Hello  Request
+	Reqs   <-chan Request
+	Calls  *InFlight
+	Answer func(Response) bool
+	stop   func()
+}
+
+// Open starts serving conn as every holder does: a peer of another user gets not a word, and the
+// first request must be hello (else it is refused, "hello first"). nil then, or when the caller
+// went away first; otherwise the holder answers the hello itself and must Close what it got.
+func Open(conn *net.UnixConn) *Served {
+	if SamePeer(conn) != nil {
+		return nil
+	}
+	reqs, calls, stop := Requests(conn)
+	s := &Served{Reqs: reqs, Calls: calls, Answer: NewAnswerer(conn).Answer, stop: stop}
+	hello, ok := <-reqs
+	if !ok {
+		stop()
+		return nil
+	}
+	if hello.Op != OpHello {
+		s.Refuse("hello first")
+		stop()
+		return nil
+	}
+	s.Hello = hello
+	return s
+}
+
+// Refuse answers with the holder's error msg.
+func (s *Served) Refuse(msg string) {
+	s.Answer(Response{Err: &WireError{Msg: msg, Keeper: true}})
+}
+
+// Close closes the connection and returns once its reader has.
+func (s *Served) Close() { s.stop() }
 
 // EndOnSignal has SIGTERM, SIGHUP and SIGINT end the holder (end, with "terminated by" the
 // signal) until stop closes; the goroutine it starts is wg's. Call the returned function once

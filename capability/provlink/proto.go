@@ -7,7 +7,7 @@
 // process, which gets the provider's tools and raw tools/call results as the provider sent them.
 // It holds the messages, the failures carried across them, the client side of one provider's
 // connection (Conn) and the reading of a connection's requests (ReadRequests). Layer 3: it
-// imports capability/providers and mcpstdio, never the keeper, the broker or capability.
+// imports capability/providers, policy and mcpstdio, never the keeper, the broker or capability.
 //
 // A call may name the listing (its hash) that the caller checked the tool's definition against:
 // the holder then sends it only if the provider's listing, refreshed exactly as tools refreshes

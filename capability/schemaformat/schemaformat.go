@@ -1,5 +1,7 @@
 // Package schemaformat makes jsonschema/v6 treat "format" as an annotation, for the schema
 // helper and for the tests that use the library as the oracle of the native validator.
+// Layer 0 (docs/layout.md): it imports no package of ours; only cmd/spear-shell-schema and tests
+// import it, so that the schema library never initialises in spear-shell.
 package schemaformat
 
 import (

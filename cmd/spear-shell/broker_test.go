@@ -294,67 +294,19 @@ func brokerRecords(ts *testscript.TestScript, file string, need bool) []map[stri
 func cmdBaudit(ts *testscript.TestScript, neg bool, args []string) {
 	count := -1
 	if len(args) > 0 && strings.HasPrefix(args[0], "-count=") {
-		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
-		ts.Check(err)
-		count, args = n, args[1:]
+		count, args = countFlag(ts, strings.TrimPrefix(args[0], "-count=")), args[1:]
 	}
 	if len(args) == 0 || count >= 0 && len(args) != 1 {
 		ts.Fatalf("usage: baudit [-count=N] event[,key=value...]...")
 	}
-	records := brokerRecords(ts, ts.MkAbs("home/broker.jsonl"), !neg)
-	switch {
-	case neg:
-		for _, spec := range args {
-			for _, m := range records {
-				if testkit.Match(m, spec) {
-					ts.Fatalf("baudit: unexpected record matching %s: %v", spec, m)
-				}
-			}
-		}
-	case count >= 0:
-		if n := countMatches(records, args[0]); n != count {
-			ts.Fatalf("baudit: %d records match %s, want %d", n, args[0], count)
-		}
-	default:
-		i := 0
-		for _, spec := range args {
-			for i < len(records) && !testkit.Match(records[i], spec) {
-				i++
-			}
-			if i == len(records) {
-				ts.Fatalf("baudit: no record matching %s (in order)", spec)
-			}
-			i++
-		}
-	}
-}
-
-func countMatches(records []map[string]any, spec string) int {
-	n := 0
-	for _, m := range records {
-		if testkit.Match(m, spec) {
-			n++
-		}
-	}
-	return n
+	checkRecords(ts, "baudit", brokerRecords(ts, ts.MkAbs("home/broker.jsonl"), !neg), neg, count, args)
 }
 
 // await-baudit [-count=N] SPEC: waits (up to a minute) until at least N records (default 1) of
 // the broker's audit file match SPEC.
 func cmdAwaitBaudit(ts *testscript.TestScript, neg bool, args []string) {
-	want := 1
-	if len(args) == 2 {
-		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
-		ts.Check(err)
-		want, args = n, args[1:]
-	}
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: await-baudit [-count=N] SPEC")
-	}
 	file := ts.MkAbs("home/broker.jsonl")
-	if !testkit.Poll(func() bool { return countMatches(brokerRecords(ts, file, false), args[0]) >= want }) {
-		ts.Fatalf("await-baudit: fewer than %d records match %s", want, args[0])
-	}
+	awaitRecords(ts, "await-baudit", neg, args, func() []map[string]any { return brokerRecords(ts, file, false) })
 }
 
 // await-record FILE EV TOOL [ARG]: waits (up to a minute) until the test server's record FILE
@@ -809,72 +761,11 @@ func (s *faceSession) close() {
 	s.cmd.Wait()
 }
 
-// sixTurnServers are the three reference servers of the six-turn run (SPEC 14's targets), each
-// marked by env SPEAR_SIX_TURNS=marker so that its processes can be counted; shared, with
-// share project. mem keeps its graph in dir.
-func sixTurnServers(node, mods, dir, marker string, shared bool) []map[string]any {
-	script := func(pkg string) string { return filepath.Join(mods, "@modelcontextprotocol", pkg, "dist", "index.js") }
-	entries := []map[string]any{
-		{"id": "ev", "command": []string{node, script("server-everything"), "stdio"}, "read": []string{"echo", "get-sum"}},
-		{"id": "mem", "command": []string{node, script("server-memory")}, "read": []string{"read_graph", "search_nodes"},
-			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
-		{"id": "fs", "command": []string{node, script("server-filesystem"), dir}, "read": []string{"list_allowed_directories", "list_directory"}},
-	}
-	for _, e := range entries {
-		e["scope"] = "global"
-		env, _ := e["env"].(map[string]string)
-		if env == nil {
-			env = map[string]string{}
-		}
-		env["SPEAR_SIX_TURNS"] = marker
-		e["env"] = env
-		if shared {
-			e["share"], e["restart_delay"] = "project", 0.2
-		}
-	}
-	return entries
-}
-
 // sixTurnCalls are each turn's -c invokes (one per server) and its spear-mcp invoke.
 var sixTurnCalls = []struct{ id, args, want string }{
 	{"ev/echo", `{"message":"six turns"}`, "Echo: six turns"},
 	{"mem/read_graph", `{}`, `"entities"`},
 	{"fs/list_allowed_directories", `{}`, "Allowed directories"},
-}
-
-// markedServers are the live processes whose environment holds SPEAR_SIX_TURNS=marker, with
-// their summed resident and proportional memory (KiB, /proc/PID/smaps_rollup).
-func markedServers(marker string) (pids []int, rssKiB, pssKiB int64) {
-	want := []byte("\x00SPEAR_SIX_TURNS=" + marker + "\x00")
-	ents, _ := os.ReadDir("/proc")
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ"))
-		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
-			continue
-		}
-		roll, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "smaps_rollup"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		pids = append(pids, pid)
-		for line := range strings.SplitSeq(string(roll), "\n") {
-			f := strings.Fields(line)
-			if len(f) == 3 && f[2] == "kB" {
-				n, _ := strconv.ParseInt(f[1], 10, 64)
-				switch f[0] {
-				case "Rss:":
-					rssKiB += n
-				case "Pss:":
-					pssKiB += n
-				}
-			}
-		}
-	}
-	return pids, rssKiB, pssKiB
 }
 
 // TestBrokerSixTurns is the six-turn run, lighter: concurrent turns, each making -c describes and
@@ -889,7 +780,7 @@ func TestBrokerSixTurns(t *testing.T) {
 	}{{false, 2, 6}, {true, 6, 3}} {
 		t.Run(fmt.Sprintf("shared=%v", tc.shared), func(t *testing.T) {
 			f := newBrokerFixture(t)
-			f.caps(t, sixTurnServers(f.node, f.mods, f.ws, f.dir, tc.shared))
+			f.caps(t, testkit.ReferenceServers(f.node, f.mods, f.ws, "SPEAR_SIX_TURNS="+f.dir, tc.shared))
 			faces := make([]*faceSession, tc.turns)
 			defer func() {
 				for _, s := range faces {
@@ -932,7 +823,7 @@ func TestBrokerSixTurns(t *testing.T) {
 				}()
 			}
 			wg.Wait()
-			pids, rss, pss := markedServers(f.dir)
+			pids, rss, pss := testkit.Marked("SPEAR_SIX_TURNS=" + f.dir)
 			t.Logf("%d turns, shared=%v: %d server processes, %.0f MiB resident, %.0f MiB proportional",
 				tc.turns, tc.shared, len(pids), float64(rss)/1024, float64(pss)/1024)
 			if len(pids) != tc.want {

@@ -114,9 +114,7 @@ func cmdAudit(ts *testscript.TestScript, neg bool, args []string) {
 		case "-file":
 			file = ts.MkAbs(v)
 		case "-count":
-			n, err := strconv.Atoi(v)
-			ts.Check(err)
-			count = n
+			count = countFlag(ts, v)
 		default:
 			ts.Fatalf("audit: unknown flag %s", k)
 		}
@@ -129,36 +127,69 @@ func cmdAudit(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil && !(neg && errors.Is(err, fs.ErrNotExist)) {
 		ts.Fatalf("audit: %v", err)
 	}
-	match := testkit.Match
+	checkRecords(ts, "audit", records, neg, count, args)
+}
+
+// countFlag is the N of a -count=N flag.
+func countFlag(ts *testscript.TestScript, v string) int {
+	n, err := strconv.Atoi(v)
+	ts.Check(err)
+	return n
+}
+
+// checkRecords is the verdict of audit and baudit over records: with neg, no record matches any
+// spec; with count >= 0, exactly count records match the one spec; otherwise one record matches
+// each spec, in order.
+func checkRecords(ts *testscript.TestScript, name string, records []map[string]any, neg bool, count int, specs []string) {
 	switch {
 	case neg:
-		for _, spec := range args {
+		for _, spec := range specs {
 			for _, m := range records {
-				if match(m, spec) {
-					ts.Fatalf("audit: unexpected record matching %s: %v", spec, m)
+				if testkit.Match(m, spec) {
+					ts.Fatalf("%s: unexpected record matching %s: %v", name, spec, m)
 				}
 			}
 		}
 	case count >= 0:
-		n := 0
-		for _, m := range records {
-			if match(m, args[0]) {
-				n++
-			}
-		}
-		if n != count {
-			ts.Fatalf("audit: %d records match %s, want %d", n, args[0], count)
+		if n := countMatches(records, specs[0]); n != count {
+			ts.Fatalf("%s: %d records match %s, want %d", name, n, specs[0], count)
 		}
 	default:
 		i := 0
-		for _, spec := range args {
-			for i < len(records) && !match(records[i], spec) {
+		for _, spec := range specs {
+			for i < len(records) && !testkit.Match(records[i], spec) {
 				i++
 			}
 			if i == len(records) {
-				ts.Fatalf("audit: no record matching %s (in order)", spec)
+				ts.Fatalf("%s: no record matching %s (in order)", name, spec)
 			}
 			i++
 		}
+	}
+}
+
+// countMatches is how many of records match spec.
+func countMatches(records []map[string]any, spec string) int {
+	n := 0
+	for _, m := range records {
+		if testkit.Match(m, spec) {
+			n++
+		}
+	}
+	return n
+}
+
+// awaitRecords is await-audit and await-baudit ([-count=N] SPEC): it waits (up to a minute)
+// until at least N (default 1) of the records read returns match SPEC.
+func awaitRecords(ts *testscript.TestScript, name string, neg bool, args []string, read func() []map[string]any) {
+	want := 1
+	if len(args) == 2 && strings.HasPrefix(args[0], "-count=") {
+		want, args = countFlag(ts, strings.TrimPrefix(args[0], "-count=")), args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: %s [-count=N] SPEC", name)
+	}
+	if !testkit.Poll(func() bool { return countMatches(read(), args[0]) >= want }) {
+		ts.Fatalf("%s: fewer than %d records match %s", name, want, args[0])
 	}
 }

@@ -5,6 +5,10 @@
 // initialisation, in package fastpath, before the packages that answers need are initialised:
 // it becomes the real shell having loaded no configuration and initialised no shell parser,
 // logger or capability layer. Everything else is decided by run (shell.go).
+//
+// It never imports capability/mcpface (the go-sdk), capability/importer (the TOML library) or
+// capability/schemaformat (the schema library): their initialisation would come before the fast
+// path's; spear-mcp, spear-shell-import and spear-shell-schema link them instead.
 package main
 
 import "os"

@@ -1,6 +1,8 @@
 // Package testkit is what the test suites of several packages share: building the project's
 // binaries, a scratch directory outside /tmp, the audit file read and matched, the live
-// processes read from /proc, and waiting for a condition. Only tests import it
+// processes read from /proc (by command line, or by a variable in their environment, with their
+// memory), the reference Node servers' entries, and waiting for a condition. Only tests (and the
+// bench, which TestLayers leaves out) import it
 // (cmd/internal/wire's TestLayers fails a package that does); it imports nothing of ours.
 package testkit
 
@@ -196,6 +198,70 @@ func LivePids(words ...string) []int {
 		}
 	}
 	return pids
+}
+
+// Marked returns the live processes whose environment holds mark (KEY=VALUE), with their
+// summed resident and proportional memory in KiB (/proc/PID/smaps_rollup): how the broker's
+// tests and its bench count and weigh the servers they started.
+func Marked(mark string) (pids []int, rssKiB, pssKiB int64) {
+	want := []byte("\x00" + mark + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ"))
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
+			continue
+		}
+		roll, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "smaps_rollup"))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		pids = append(pids, pid)
+		for line := range strings.SplitSeq(string(roll), "\n") {
+			f := strings.Fields(line)
+			if len(f) != 3 || f[2] != "kB" {
+				continue
+			}
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			switch f[0] {
+			case "Rss:":
+				rssKiB += n
+			case "Pss:":
+				pssKiB += n
+			}
+		}
+	}
+	return pids, rssKiB, pssKiB
+}
+
+// ReferenceServers are capabilities.json entries for three of the reference Node servers
+// (ev: server-everything, mem: server-memory, fs: server-filesystem) under mods (a
+// node_modules directory) run by node: scope global, their reading tools in read, each with
+// mark (KEY=VALUE) in its environment so that Marked finds its processes. mem keeps its graph
+// in dir and fs serves dir. shared makes them share project, restarted after 0.2 s (SPEC 14's
+// six-turn run, in the broker's tests and its bench).
+func ReferenceServers(node, mods, dir, mark string, shared bool) []map[string]any {
+	script := func(pkg string) string { return filepath.Join(mods, "@modelcontextprotocol", pkg, "dist", "index.js") }
+	key, value, _ := strings.Cut(mark, "=")
+	entries := []map[string]any{
+		{"id": "ev", "command": []string{node, script("server-everything"), "stdio"}, "read": []string{"echo", "get-sum"},
+			"env": map[string]string{}},
+		{"id": "mem", "command": []string{node, script("server-memory")}, "read": []string{"read_graph", "search_nodes"},
+			"env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
+		{"id": "fs", "command": []string{node, script("server-filesystem"), dir}, "read": []string{"list_allowed_directories", "list_directory"},
+			"env": map[string]string{}},
+	}
+	for _, e := range entries {
+		e["scope"] = "global"
+		e["env"].(map[string]string)[key] = value
+		if shared {
+			e["share"], e["restart_delay"] = "project", 0.2
+		}
+	}
+	return entries
 }
 
 // ProcStat is the fields of a /proc stat file (/proc/PID/stat, /proc/PID/task/TID/stat) after

@@ -2,8 +2,9 @@
 // environment: the isolation facts, the writable roots (the turn's /tmp among them) and the
 // trusted-path check, so that the MCP face judges exactly as the shell does (SPEC 13).
 //
-// It sits above both sides (it imports capability and interp/realshell); only commands
-// import it.
+// It sits above both sides, layer 7 (it imports capability, capability/providers,
+// capability/schema, interp/realshell, interp/sandbox and policy/paths); only commands import
+// it, and it never imports the keeper, the broker, the MCP face or the importer.
 package wire
 
 import (

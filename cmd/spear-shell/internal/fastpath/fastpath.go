@@ -8,6 +8,8 @@
 // answer plain invocations itself. The commonest command line then becomes bash without paying
 // for them (GODEBUG=inittrace=1 shows what ran; docs/bench.md has the cost). Any other command
 // line returns to main, which decides it whole and calls Forward where it forwards.
+// It must never import interp (the parser), anything under capability/, or a logger
+// (docs/layout.md, The `-c` fast path).
 package fastpath
 
 import (
