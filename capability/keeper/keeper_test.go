@@ -23,7 +23,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // buildFake builds testdata/fakeprovider for one test.
-func buildFake(t *testing.T) string {
+func buildFake(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "fakeprovider")
 	if err := testkit.Build(bin, "./testdata/fakeprovider"); err != nil {
@@ -34,7 +34,7 @@ func buildFake(t *testing.T) string {
 
 // oneProviderTurn lays out, in dir, a turn offered one provider "p" (the fake provider with
 // config fake, its tools READ) and returns the turn's settings.
-func oneProviderTurn(t *testing.T, dir string, fake map[string]any) providers.Settings {
+func oneProviderTurn(t testing.TB, dir string, fake map[string]any) providers.Settings {
 	t.Helper()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
 	files := map[string]any{
@@ -388,7 +388,7 @@ func TestKeeperWritesOnlyItsRecords(t *testing.T) {
 
 // startKept serves turn s's keeper in this process (its state directory under dir) and
 // starts provider p through it, from a turn core of its own: what an answering process does.
-func startKept(t *testing.T, dir string, s providers.Settings) (*providers.Turn, providers.Offered, providers.Client, chan int) {
+func startKept(t testing.TB, dir string, s providers.Settings) (*providers.Turn, providers.Offered, providers.Client, chan int) {
 	t.Helper()
 	state := filepath.Join(dir, "state")
 	if err := os.Mkdir(state, 0o700); err != nil {
@@ -416,7 +416,7 @@ func startKept(t *testing.T, dir string, s providers.Settings) (*providers.Turn,
 }
 
 // endTurn ends turn s (--end-turn) and waits for its keeper, served in this process, to exit 0.
-func endTurn(t *testing.T, s providers.Settings, served <-chan int) {
+func endTurn(t testing.TB, s providers.Settings, served <-chan int) {
 	t.Helper()
 	if code := EndTurn(s, io.Discard); code != 0 {
 		t.Fatalf("EndTurn: %d", code)
