@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"syscall"
 
 	"github.com/spear-shell/spear-shell/capability/providers"
@@ -138,7 +137,7 @@ type Upstream struct {
 // written around the provider's bytes as mcpstdio passed them on (one JSON value, valid, on
 // one line), which json.Marshal would scan and compact once more.
 func EncodeResponse(r Response) ([]byte, error) {
-	if r.Result != nil && reflect.DeepEqual(r, Response{Result: r.Result}) {
+	if r.Result != nil && resultAlone(r) {
 		line := make([]byte, 0, len(resultPrefix)+len(r.Result)+2)
 		return append(append(append(line, resultPrefix...), r.Result...), '}', '\n'), nil
 	}
@@ -147,6 +146,13 @@ func EncodeResponse(r Response) ([]byte, error) {
 }
 
 const resultPrefix = `{"result":`
+
+// resultAlone reports whether r holds nothing but its Result (every other field zero): a
+// field added to Response must be added here too (TestResultAloneSeesEveryField).
+func resultAlone(r Response) bool {
+	return r.Err == nil && r.Tools == nil && r.Defs == nil && r.Hash == "" && r.AgeMS == 0 &&
+		!r.Moved && r.Tail == "" && r.Server == "" && r.Broker == nil
+}
 
 // DecodeResponse reads one answer line. A call's result alone (EncodeResponse) is taken from
 // between its first key and its closing brace once those bytes are one valid JSON value;

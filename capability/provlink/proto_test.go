@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/spear-shell/spear-shell/capability/providers"
@@ -161,6 +162,49 @@ func TestResponsesThatOnlyLookLikeAResult(t *testing.T) {
 		b, _ := json.Marshal(got)
 		if err != nil || string(b) != want {
 			t.Errorf("%q read as %s, %v; want %s", line, b, err, want)
+		}
+	}
+}
+
+// TestResultAloneSeesEveryField: EncodeResponse writes a result around its bytes only when
+// nothing else is set; every other field of Response, set, makes it encode the whole answer.
+func TestResultAloneSeesEveryField(t *testing.T) {
+	base := Response{Result: json.RawMessage(`{"content":[]}`)}
+	if !resultAlone(base) {
+		t.Fatal("a result alone is not seen as alone")
+	}
+	typ := reflect.TypeOf(base)
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Name == "Result" {
+			continue
+		}
+		r := base
+		v := reflect.ValueOf(&r).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Pointer:
+			v.Set(reflect.New(f.Type.Elem()))
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(f.Type, 0, 0))
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Int64:
+			v.SetInt(1)
+		case reflect.Bool:
+			v.SetBool(true)
+		default:
+			t.Fatalf("field %s: kind %s not covered here", f.Name, v.Kind())
+		}
+		if resultAlone(r) {
+			t.Errorf("field %s set, but the result is seen as alone", f.Name)
+		}
+		line, err := EncodeResponse(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := DecodeResponse(line)
+		if err != nil || !reflect.DeepEqual(back.Result, r.Result) {
+			t.Errorf("field %s: %s read back as %+v, %v", f.Name, line, back, err)
 		}
 	}
 }
