@@ -3,6 +3,7 @@ package mcpstdio
 import (
 	"io"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -33,30 +34,71 @@ func Quiet(c interface {
 	}); cerr != nil || !nonblocking {
 		return c
 	}
-	return quiet{rc: rc}
+	return newQuiet(rc)
 }
 
-type quiet struct{ rc syscall.RawConn }
+// quiet keeps the callbacks it hands to rc and their state, made once: a closure made for each
+// read and write would be three allocations each, six reads and writes a call through a holder.
+// The mutexes keep concurrent reads (or writes) from sharing that state, as net.Conn allows.
+type quiet struct {
+	rc syscall.RawConn
 
-func (q quiet) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	var n int
-	var errno syscall.Errno
-	err := q.rc.Read(func(fd uintptr) bool {
+	rmu    sync.Mutex
+	rp     []byte
+	rn     int
+	rerrno syscall.Errno
+	read   func(fd uintptr) bool
+
+	wmu    sync.Mutex
+	wp     []byte
+	wdone  int
+	werrno syscall.Errno
+	write  func(fd uintptr) bool
+}
+
+func newQuiet(rc syscall.RawConn) *quiet {
+	q := &quiet{rc: rc}
+	q.read = func(fd uintptr) bool {
 		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&q.rp[0])), uintptr(len(q.rp)))
 			switch e {
 			case syscall.EINTR:
 				continue
 			case syscall.EAGAIN:
 				return false // wait in the poller
 			}
-			n, errno = int(r), e
+			q.rn, q.rerrno = int(r), e
 			return true
 		}
-	})
+	}
+	q.write = func(fd uintptr) bool {
+		for {
+			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&q.wp[q.wdone])), uintptr(len(q.wp)-q.wdone))
+			switch e {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // full: wait in the poller
+			case 0:
+				q.wdone += int(r)
+			}
+			q.werrno = e
+			return true
+		}
+	}
+	return q
+}
+
+func (q *quiet) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	q.rmu.Lock()
+	defer q.rmu.Unlock()
+	q.rp, q.rn, q.rerrno = p, 0, 0
+	err := q.rc.Read(q.read)
+	n, errno := q.rn, q.rerrno
+	q.rp = nil // not kept past the call
 	switch {
 	case err != nil:
 		return 0, err
@@ -68,31 +110,20 @@ func (q quiet) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (q quiet) Write(p []byte) (int, error) {
-	done := 0
-	for done < len(p) {
-		var errno syscall.Errno
-		err := q.rc.Write(func(fd uintptr) bool {
-			for {
-				r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-				switch e {
-				case syscall.EINTR:
-					continue
-				case syscall.EAGAIN:
-					return false // full: wait in the poller
-				case 0:
-					done += int(r)
-				}
-				errno = e
-				return true
-			}
-		})
+func (q *quiet) Write(p []byte) (int, error) {
+	q.wmu.Lock()
+	defer q.wmu.Unlock()
+	q.wp, q.wdone = p, 0
+	defer func() { q.wp = nil }() // not kept past the call
+	for q.wdone < len(p) {
+		q.werrno = 0
+		err := q.rc.Write(q.write)
 		if err != nil {
-			return done, err
+			return q.wdone, err
 		}
-		if errno != 0 {
-			return done, os.NewSyscallError("write", errno)
+		if q.werrno != 0 {
+			return q.wdone, os.NewSyscallError("write", q.werrno)
 		}
 	}
-	return done, nil
+	return q.wdone, nil
 }

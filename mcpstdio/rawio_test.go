@@ -22,7 +22,7 @@ func TestQuietPipe(t *testing.T) {
 	}
 	defer r.Close()
 	qr, qw := Quiet(r), Quiet(w)
-	if _, ok := qr.(quiet); !ok {
+	if _, ok := qr.(*quiet); !ok {
 		t.Fatalf("Quiet(pipe) = %T, want the quiet reader", qr)
 	}
 	// Four times a pipe's default buffer: the writer must wait for the reader, more than once.
