@@ -80,8 +80,16 @@ func SamePeer(conn *net.UnixConn) error {
 
 // Send writes requests in one write.
 func (kp *Conn) Send(reqs ...Request) error {
-	var b []byte
+	n := 0
 	for _, r := range reqs {
+		n += 64 + len(r.Name) + len(r.Arguments) + len(r.Listing) // a call's keys and its timeout
+	}
+	b := make([]byte, 0, n)
+	for _, r := range reqs {
+		if call, ok := appendCall(b, r); ok {
+			b = append(call, '\n')
+			continue
+		}
 		line, err := json.Marshal(r)
 		if err != nil {
 			return err

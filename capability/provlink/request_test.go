@@ -65,3 +65,41 @@ func TestCallsAreReadInOneWalk(t *testing.T) {
 		t.Fatalf("%s: not read in one walk", line)
 	}
 }
+
+// A call Conn writes by hand is the line json.Marshal writes, byte for byte, or is left to it.
+func FuzzAppendCall(f *testing.F) {
+	f.Add("echo", []byte(`{"message":"found"}`), "abc", int64(59999))
+	f.Add("é", []byte(` [1, "a\"}b" ,{"x":[]}] `), "", int64(0))
+	f.Add("a<b", []byte(`{"h":"<&>"}`), "\u2028", int64(-1))
+	f.Add("", []byte(`"\u2028 x"`), "h", int64(1))
+	f.Add("x", []byte(`{"a":`), "h", int64(1))
+	f.Add("x", []byte("\"\xff\""), "h", int64(1))
+	f.Add("x", []byte(nil), "", int64(0))
+	f.Fuzz(func(t *testing.T, name string, args []byte, listing string, timeout int64) {
+		r := Request{Op: OpCall, Name: name, Arguments: args, Listing: listing, TimeoutMS: timeout}
+		want, werr := json.Marshal(r)
+		prefix := []byte("before\n")
+		got, ok := appendCall(bytes.Clone(prefix), r)
+		if !ok {
+			if !bytes.Equal(got, prefix) {
+				t.Fatalf("%+v: left to json.Marshal, but %q written", r, got)
+			}
+			return
+		}
+		if werr != nil || !bytes.Equal(got, append(prefix, want...)) {
+			t.Fatalf("%+v: written as %q, json.Marshal writes %q (%v)", r, got, want, werr)
+		}
+	})
+}
+
+// The face's call is written by hand: the fast path is taken, not only equal.
+func TestCallsAreWrittenByHand(t *testing.T) {
+	r := Request{Op: OpCall, Name: "echo", Arguments: json.RawMessage(`{"message":"found"}`), Listing: "h", TimeoutMS: 60000}
+	if _, ok := appendCall(nil, r); !ok {
+		t.Fatalf("%+v: left to json.Marshal", r)
+	}
+	r.Provider = "p"
+	if _, ok := appendCall(nil, r); ok {
+		t.Fatal("a request with more than a call's fields written as a call")
+	}
+}
