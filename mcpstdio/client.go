@@ -152,6 +152,18 @@ func (c *Client) fault(stage string, err error) error {
 // whole result. A JSON-RPC error answer is an *RPCError and the client stays usable;
 // a result with isError is a result, not an error.
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
+	return c.callTool(ctx, name, args, true)
+}
+
+// CallToolRaw is CallTool for a holder that passes the result on as the server sent it (the
+// keeper, the broker): the result is judged exactly as CallTool judges it, a bad one a fault
+// that breaks the client the same way, but only Raw and IsError are filled in: its content
+// items are not decoded (their text copied) for nobody to read.
+func (c *Client) CallToolRaw(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
+	return c.callTool(ctx, name, args, false)
+}
+
+func (c *Client) callTool(ctx context.Context, name string, args json.RawMessage, full bool) (*CallResult, error) {
 	params := struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments,omitempty"`
@@ -163,7 +175,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	res, err := decodeResult(raw)
+	res, err := readResult(raw, full)
 	if err != nil {
 		return nil, c.fault(StageCall, err)
 	}
@@ -182,7 +194,11 @@ func DecodeResult(raw json.RawMessage) (*CallResult, error) {
 // decodeResult reads a result that is valid JSON (dispatch validated its message) in one walk,
 // as decodePage reads a page: keys matched exactly after unescaping, the last of a repeated key
 // winning, values kept as the bytes the server sent.
-func decodeResult(raw json.RawMessage) (*CallResult, error) {
+func decodeResult(raw json.RawMessage) (*CallResult, error) { return readResult(raw, true) }
+
+// readResult is decodeResult; with full false, the result is judged the same way, with the same
+// errors, but its content items are not kept (a holder passes only Raw on).
+func readResult(raw json.RawMessage, full bool) (*CallResult, error) {
 	var isError, content json.RawMessage
 	res := &CallResult{Raw: raw}
 	_, err := members(raw, skipSpace(raw, 0), func(key, val []byte) {
@@ -215,6 +231,21 @@ func decodeResult(raw json.RawMessage) (*CallResult, error) {
 	if v[0] != '[' {
 		return nil, fmt.Errorf("content is not an array: %s", snippet(v))
 	}
+	if !full {
+		n := 0
+		err = elements(v, func(i int) (int, error) {
+			end, err := members(v, i, func(key, val []byte) {})
+			if err != nil {
+				return 0, contentItemError(v, i, n)
+			}
+			n++
+			return end, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	res.Content = []Content{}
 	err = elements(v, func(i int) (int, error) {
 		item := Content{}
@@ -229,11 +260,7 @@ func decodeResult(raw json.RawMessage) (*CallResult, error) {
 			}
 		})
 		if err != nil {
-			e, serr := skipValue(v, i)
-			if serr != nil {
-				e = len(v)
-			}
-			return 0, fmt.Errorf("content item %d: not a JSON object: %s", len(res.Content), snippet(v[i:e]))
+			return 0, contentItemError(v, i, len(res.Content))
 		}
 		item.Raw = v[i:end]
 		res.Content = append(res.Content, item)
@@ -243,6 +270,15 @@ func decodeResult(raw json.RawMessage) (*CallResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// contentItemError says that content item n, at v[i:], is not a JSON object.
+func contentItemError(v []byte, i, n int) error {
+	e, serr := skipValue(v, i)
+	if serr != nil {
+		e = len(v)
+	}
+	return fmt.Errorf("content item %d: not a JSON object: %s", n, snippet(v[i:e]))
 }
 
 // object decodes a JSON object into its members, keys matched exactly.

@@ -129,7 +129,7 @@ func members(b []byte, i int, f func(key, val []byte)) (int, error) {
 // elements calls f with the start of each element of the JSON array in b; f returns where
 // the element ends.
 func elements(b []byte, f func(i int) (int, error)) error {
-	errArray := errors.New("not a JSON array")
+	var errArray error = arrayError{} // a value of no size: no allocation at each call
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return errArray
@@ -159,6 +159,10 @@ func elements(b []byte, f func(i int) (int, error)) error {
 		i = skipSpace(b, i+1)
 	}
 }
+
+type arrayError struct{}
+
+func (arrayError) Error() string { return "not a JSON array" }
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {

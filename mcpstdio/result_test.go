@@ -1,6 +1,7 @@
 package mcpstdio
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -104,6 +105,13 @@ func sameAsMaps(t *testing.T, raw []byte) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s:\n got %+v\nwant %+v", raw, got, want)
+	}
+	judged, jerr := readResult(raw, false) // CallToolRaw's: judged alike, content not kept
+	if (jerr == nil) != (gerr == nil) || jerr != nil && jerr.Error() != gerr.Error() {
+		t.Fatalf("%s: judged without its content: error %v, want %v", raw, jerr, gerr)
+	}
+	if jerr == nil && (!bytes.Equal(judged.Raw, got.Raw) || judged.IsError != got.IsError || judged.Content != nil) {
+		t.Fatalf("%s: judged without its content as %+v, want Raw and IsError of %+v", raw, judged, got)
 	}
 	if _, err := DecodeResult(raw); (err == nil) != (werr == nil) {
 		t.Fatalf("%s: DecodeResult's error %v, want %v", raw, err, werr)

@@ -230,7 +230,7 @@ func (u *upstream) call(req provlink.Request) provlink.Response {
 	}
 	ctx, cancel := context.WithTimeout(req.Ctx, timeout)
 	defer cancel()
-	res, err := c.CallTool(ctx, req.Name, req.Arguments)
+	res, err := c.CallToolRaw(ctx, req.Name, req.Arguments)
 	var rpc *mcpstdio.RPCError
 	var tooLarge *mcpstdio.TooLargeError
 	switch {

@@ -233,7 +233,7 @@ func (k *server) call(id string, kp *kept, req provlink.Request) provlink.Respon
 	}
 	ctx, cancel := context.WithTimeout(req.Ctx, providers.Timeout(k.cfg(id)))
 	defer cancel()
-	res, err := c.CallTool(ctx, req.Name, req.Arguments)
+	res, err := c.CallToolRaw(ctx, req.Name, req.Arguments)
 	var rpc *mcpstdio.RPCError
 	var tooLarge *mcpstdio.TooLargeError
 	switch {
