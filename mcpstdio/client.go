@@ -164,10 +164,7 @@ func (c *Client) CallToolRaw(ctx context.Context, name string, args json.RawMess
 }
 
 func (c *Client) callTool(ctx context.Context, name string, args json.RawMessage, full bool) (*CallResult, error) {
-	params := struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments,omitempty"`
-	}{Name: name, Arguments: args}
+	params := callParams{Name: name, Arguments: args}
 	if len(args) > 0 && !json.Valid(args) {
 		return nil, fmt.Errorf("%s: arguments are not valid JSON", StageCall)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,49 @@ type outRequest struct {
 	Params  any    `json:"params,omitempty"`
 }
 
+// callParams are a tools/call's.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// appendCall appends a tools/call request as json.Marshal writes it, byte for byte, when its
+// name is plain ASCII and its arguments hold nothing json.Marshal would escape (<, >, &,
+// U+2028, U+2029); false otherwise, for json.Marshal to write (FuzzAppendCall holds the two
+// equal). json.Marshal's reflection was the largest part of a call's encoding.
+func appendCall(b []byte, id int64, method string, params any) ([]byte, bool) {
+	p, ok := params.(callParams)
+	if !ok || method != "tools/call" || !asciiPlain(p.Name) || bytes.ContainsAny(p.Arguments, "<>&\u2028\u2029") {
+		return b, false
+	}
+	start := len(b)
+	b = slices.Grow(b, 96+len(p.Name)+len(p.Arguments)) // the keys, the id and the newline after
+	b = strconv.AppendInt(append(b, `{"jsonrpc":"2.0","id":`...), id, 10)
+	b = append(append(append(b, `,"method":"tools/call","params":{"name":"`...), p.Name...), '"')
+	switch {
+	case len(p.Arguments) == 0:
+	case !bytes.ContainsAny(p.Arguments, " \t\r\n") && json.Valid(p.Arguments): // compact already
+		b = append(append(b, `,"arguments":`...), p.Arguments...)
+	default:
+		buf := bytes.NewBuffer(append(b, `,"arguments":`...))
+		if json.Compact(buf, p.Arguments) != nil {
+			return b[:start], false // json.Marshal says why
+		}
+		b = buf.Bytes()
+	}
+	return append(b, '}', '}'), true
+}
+
+// asciiPlain reports whether json.Marshal writes s as it is, between quotes.
+func asciiPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
 type outNotification struct {
 	JSONRPC string `json:"jsonrpc"`
 	Method  string `json:"method"`
@@ -103,7 +147,11 @@ func (c *Client) request(ctx context.Context, stage, method string, params any) 
 	}
 	c.nextID++
 	id := c.nextID
-	line, err := json.Marshal(outRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params})
+	line, ok := appendCall(nil, id, method, params)
+	var err error
+	if !ok {
+		line, err = json.Marshal(outRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params})
+	}
 	if err != nil {
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%s: encode request: %w", stage, err)

@@ -117,3 +117,40 @@ func sameAsMaps(t *testing.T, raw []byte) {
 		t.Fatalf("%s: DecodeResult's error %v, want %v", raw, err, werr)
 	}
 }
+
+// A tools/call request written by hand is the line json.Marshal writes, byte for byte, or is
+// left to it.
+func FuzzAppendCall(f *testing.F) {
+	f.Add(int64(1), "echo", []byte(`{"message":"found"}`))
+	f.Add(int64(-7), "é", []byte(` [1, "a\"}b" ,{"x":[]}] `))
+	f.Add(int64(1<<62), "a<b", []byte(`{"h":"<&>"}`))
+	f.Add(int64(0), "", []byte(`"\u2028 x"`))
+	f.Add(int64(3), "x", []byte(`{"a":`))
+	f.Add(int64(3), "x", []byte("\"\xff\""))
+	f.Add(int64(3), "x", []byte(nil))
+	f.Fuzz(func(t *testing.T, id int64, name string, args []byte) {
+		params := callParams{Name: name, Arguments: args}
+		want, werr := json.Marshal(outRequest{JSONRPC: "2.0", ID: id, Method: "tools/call", Params: params})
+		prefix := []byte("before\n")
+		got, ok := appendCall(bytes.Clone(prefix), id, "tools/call", params)
+		if !ok {
+			if !bytes.Equal(got, prefix) {
+				t.Fatalf("%+v: left to json.Marshal, but %q written", params, got)
+			}
+			return
+		}
+		if werr != nil || !bytes.Equal(got, append(prefix, want...)) {
+			t.Fatalf("%+v: written as %q, json.Marshal writes %q (%v)", params, got, want, werr)
+		}
+	})
+}
+
+// A call is written by hand (the fast path is taken, not only equal); other requests are not.
+func TestCallsAreWrittenByHand(t *testing.T) {
+	if _, ok := appendCall(nil, 1, "tools/call", callParams{Name: "echo", Arguments: json.RawMessage(`{"message":"found"}`)}); !ok {
+		t.Fatal("a call left to json.Marshal")
+	}
+	if _, ok := appendCall(nil, 1, "tools/list", callParams{Name: "echo"}); ok {
+		t.Fatal("a tools/list written as a call")
+	}
+}
