@@ -238,8 +238,12 @@ func (u *upstream) call(req provlink.Request) provlink.Response {
 		u.noTimeout()
 		raw := res.Raw
 		if red := u.redactor(); red != nil {
-			if raw = red.Bytes(raw); !json.Valid(raw) {
-				return u.b.failure(&mcpstdio.ProtocolError{Stage: mcpstdio.StageCall, Err: errors.New("a result that holds a secret of its environment where it cannot be redacted")}, "")
+			// Bytes gives raw itself back when it holds no secret: valid, as mcpstdio judged it.
+			if r := red.Bytes(raw); !sameBytes(r, raw) {
+				if !json.Valid(r) {
+					return u.b.failure(&mcpstdio.ProtocolError{Stage: mcpstdio.StageCall, Err: errors.New("a result that holds a secret of its environment where it cannot be redacted")}, "")
+				}
+				raw = r
 			}
 		}
 		return provlink.Response{Result: raw}
@@ -293,4 +297,9 @@ func (u *upstream) callEnded() {
 	if c != nil {
 		u.b.wg.Go(func() { u.stop(c) })
 	}
+}
+
+// sameBytes reports whether a and b are the same bytes in memory (not only equal).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
