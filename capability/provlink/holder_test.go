@@ -2,11 +2,15 @@ package provlink
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
 	"net"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spear-shell/spear-shell/mcpstdio"
 )
@@ -112,5 +116,54 @@ func TestListing(t *testing.T) {
 	}
 	if BadNames(nil) == nil || BadNames(make([]string, MaxNames+1)) == nil || BadNames([]string{"a"}) != nil {
 		t.Error("a tools request asks 1 to MaxNames names")
+	}
+}
+
+// A call whose deadline passes is still read while its holder answers within Grace (the holder
+// says the provider's timeout itself), and the bound armed for it does not outlive it: the next
+// call, answered later than that bound would allow, is read too. A cancel is sent on as cancel.
+func TestConnWaitsGraceAfterTheDeadline(t *testing.T) {
+	t.Parallel()
+	holder, caller := pair(t)
+	defer holder.Close()
+	rw := mcpstdio.Quiet(caller)
+	kp := &Conn{conn: caller, rw: rw, r: bufio.NewReader(rw), Lost: func(stage string, err error) error { return err }}
+	defer kp.Close()
+	served := make(chan []string, 1)
+	go func() {
+		var ops []string
+		defer func() { served <- ops }()
+		r, a := bufio.NewReader(holder), NewAnswerer(holder)
+		for i := 0; ; i++ {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			req, _ := DecodeRequest(line)
+			ops = append(ops, req.Op)
+			if req.Op == OpCancel {
+				continue
+			}
+			time.Sleep([]time.Duration{150 * time.Millisecond, Grace, 300 * time.Millisecond}[min(i, 2)])
+			a.Answer(Response{Result: json.RawMessage(`{"content":[]}`)})
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := kp.CallTool(ctx, "late", nil); err != nil {
+		t.Fatalf("an answer within Grace of the deadline: %v", err)
+	}
+	if _, err := kp.CallTool(context.Background(), "later", nil); err != nil {
+		t.Fatalf("the next call, with no deadline, past the first one's bound: %v", err)
+	}
+	cctx, ccancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, ccancel)
+	_, err := kp.CallTool(cctx, "cancelled", nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled call: %v", err)
+	}
+	kp.Close()
+	if ops := <-served; strings.Join(ops, " ") != "call call call cancel" {
+		t.Fatalf("the holder read %v", ops)
 	}
 }
