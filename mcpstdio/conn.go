@@ -81,34 +81,45 @@ type callParams struct {
 }
 
 // appendCall appends a tools/call request as json.Marshal writes it, byte for byte, when its
-// name is plain ASCII and its arguments hold nothing json.Marshal would escape (<, >, &,
-// U+2028, U+2029); false otherwise, for json.Marshal to write (FuzzAppendCall holds the two
-// equal). json.Marshal's reflection was the largest part of a call's encoding.
+// name is plain ASCII and its arguments hold nothing json.Marshal would escape; false otherwise,
+// for json.Marshal to write (FuzzAppendCall holds the two equal). json.Marshal's reflection was
+// the largest part of a call's encoding.
 func appendCall(b []byte, id int64, method string, params any) ([]byte, bool) {
 	p, ok := params.(callParams)
-	if !ok || method != "tools/call" || !asciiPlain(p.Name) || bytes.ContainsAny(p.Arguments, "<>&\u2028\u2029") {
+	if !ok || method != "tools/call" || !ASCIIPlain(p.Name) {
 		return b, false
 	}
 	start := len(b)
 	b = slices.Grow(b, 96+len(p.Name)+len(p.Arguments)) // the keys, the id and the newline after
 	b = strconv.AppendInt(append(b, `{"jsonrpc":"2.0","id":`...), id, 10)
 	b = append(append(append(b, `,"method":"tools/call","params":{"name":"`...), p.Name...), '"')
-	switch {
-	case len(p.Arguments) == 0:
-	case !bytes.ContainsAny(p.Arguments, " \t\r\n") && json.Valid(p.Arguments): // compact already
-		b = append(append(b, `,"arguments":`...), p.Arguments...)
-	default:
-		buf := bytes.NewBuffer(append(b, `,"arguments":`...))
-		if json.Compact(buf, p.Arguments) != nil {
-			return b[:start], false // json.Marshal says why
+	if len(p.Arguments) > 0 {
+		if b, ok = AppendRaw(append(b, `,"arguments":`...), p.Arguments); !ok {
+			return b[:start], false
 		}
-		b = buf.Bytes()
 	}
 	return append(b, '}', '}'), true
 }
 
-// asciiPlain reports whether json.Marshal writes s as it is, between quotes.
-func asciiPlain(s string) bool {
+// AppendRaw appends raw as json.Marshal writes a json.RawMessage (compacted), byte for byte,
+// when raw is valid JSON that holds nothing json.Marshal would escape (<, >, &, U+2028,
+// U+2029); false otherwise, b as it was, for json.Marshal to write or refuse.
+func AppendRaw(b []byte, raw json.RawMessage) ([]byte, bool) {
+	if bytes.ContainsAny(raw, "<>&\u2028\u2029") {
+		return b, false
+	}
+	if !bytes.ContainsAny(raw, " \t\r\n") && json.Valid(raw) { // compact already
+		return append(b, raw...), true
+	}
+	buf := bytes.NewBuffer(b)
+	if json.Compact(buf, raw) != nil {
+		return b, false
+	}
+	return buf.Bytes(), true
+}
+
+// ASCIIPlain reports whether json.Marshal writes s as it is, between quotes.
+func ASCIIPlain(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			return false

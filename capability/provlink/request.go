@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
 // DecodeRequest reads one request line exactly as json.Unmarshal reads it into a Request. A
@@ -144,13 +146,13 @@ scan:
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // appendCall appends r as json.Marshal writes it, byte for byte, when r is a call whose name and
-// listing are plain ASCII and whose arguments hold nothing json.Marshal would escape (<, >, &,
-// U+2028, U+2029); false otherwise, for json.Marshal to write (FuzzAppendCall holds the two
+// listing are plain ASCII and whose arguments hold nothing json.Marshal would escape
+// (mcpstdio.AppendRaw); false otherwise, for json.Marshal to write (FuzzAppendCall holds the two
 // equal). The reflection of json.Marshal was the largest part of Send's work a call.
 func appendCall(b []byte, r Request) ([]byte, bool) {
 	if r.Op != OpCall || r.Protocol != 0 || r.Turn != "" || r.Key != "" || r.Ending || r.Provider != "" ||
 		r.ShareKey != "" || r.Launch != "" || r.Names != nil || r.Reason != "" || r.Foreground ||
-		!asciiPlain(r.Name) || !asciiPlain(r.Listing) || bytes.ContainsAny(r.Arguments, "<>&\u2028\u2029") {
+		!mcpstdio.ASCIIPlain(r.Name) || !mcpstdio.ASCIIPlain(r.Listing) {
 		return b, false
 	}
 	start := len(b)
@@ -158,16 +160,11 @@ func appendCall(b []byte, r Request) ([]byte, bool) {
 	if r.Name != "" {
 		b = append(append(append(b, `,"name":"`...), r.Name...), '"')
 	}
-	switch {
-	case len(r.Arguments) == 0:
-	case !bytes.ContainsAny(r.Arguments, " \t\r\n") && json.Valid(r.Arguments): // compact already
-		b = append(append(b, `,"arguments":`...), r.Arguments...)
-	default:
-		buf := bytes.NewBuffer(append(b, `,"arguments":`...))
-		if json.Compact(buf, r.Arguments) != nil {
-			return b[:start], false // json.Marshal says why
+	if len(r.Arguments) > 0 {
+		var ok bool
+		if b, ok = mcpstdio.AppendRaw(append(b, `,"arguments":`...), r.Arguments); !ok {
+			return b[:start], false
 		}
-		b = buf.Bytes()
 	}
 	if r.Listing != "" {
 		b = append(append(append(b, `,"listing":"`...), r.Listing...), '"')
@@ -176,14 +173,4 @@ func appendCall(b []byte, r Request) ([]byte, bool) {
 		b = strconv.AppendInt(append(b, `,"timeout_ms":`...), r.TimeoutMS, 10)
 	}
 	return append(b, '}'), true
-}
-
-// asciiPlain reports whether json.Marshal writes s as it is, between quotes.
-func asciiPlain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
