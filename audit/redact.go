@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Redacted replaces every occurrence of a secret.
@@ -68,6 +70,13 @@ func (r *Redactor) Add(secrets ...string) {
 	r.set.Store(newSecretSet(append(all, secrets...)))
 }
 
+// AddFrom makes r redact every secret o redacts, too (o nil: nothing).
+func (r *Redactor) AddFrom(o *Redactor) {
+	if set := o.load(); set != nil {
+		r.Add(set.given...)
+	}
+}
+
 func newSecretSet(secrets []string) *secretSet {
 	r := &secretSet{}
 	seen := map[string]bool{}
@@ -90,7 +99,13 @@ func newSecretSet(secrets []string) *secretSet {
 		}
 		add(s)
 		for _, html := range []bool{false, true} {
-			add(jsonInner(s, html))
+			// Other encoders' forms too: non-ASCII as \u escapes in lower-case hex
+			// (Python's json.dumps) or upper (Java's), and / as \/ (PHP's json_encode).
+			j := jsonInner(s, html)
+			for _, f := range []string{j, asciiEscaped(j, false), asciiEscaped(j, true)} {
+				add(f)
+				add(strings.ReplaceAll(f, "/", `\/`))
+			}
 		}
 		if q := strconv.Quote(s); len(q) >= 2 {
 			add(q[1 : len(q)-1])
@@ -113,6 +128,47 @@ func jsonInner(s string, escapeHTML bool) string {
 	}
 	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	return string(out[1 : len(out)-1])
+}
+
+// asciiEscaped is j, the inside of a JSON string literal, with every non-ASCII rune written as
+// a \u escape (a UTF-16 pair above U+FFFF), each escape's hex in upper case when upper is set.
+func asciiEscaped(j string, upper bool) string {
+	digits := "0123456789abcdef"
+	if upper {
+		digits = "0123456789ABCDEF"
+	}
+	var b strings.Builder
+	esc := func(u uint16) {
+		b.WriteString(`\u`)
+		for shift := 12; shift >= 0; shift -= 4 {
+			b.WriteByte(digits[u>>shift&0xf])
+		}
+	}
+	for i := 0; i < len(j); {
+		switch c := j[i]; {
+		case c == '\\' && i+5 < len(j) && j[i+1] == 'u':
+			if u, err := strconv.ParseUint(j[i+2:i+6], 16, 16); err == nil {
+				esc(uint16(u))
+				i += 6
+				continue
+			}
+			b.WriteString(j[i : i+2])
+			i += 2
+		case c == '\\' && i+1 < len(j):
+			b.WriteString(j[i : i+2])
+			i += 2
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(j[i:])
+			for _, u := range utf16.Encode([]rune{r}) {
+				esc(u)
+			}
+			i += n
+		}
+	}
+	return b.String()
 }
 
 // load returns the secrets r looks for now (nil: none).
@@ -146,6 +202,21 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	return string(set.redact([]byte(s)))
+}
+
+// JSON returns the JSON value raw with every secret in its strings (member names too)
+// replaced: raw itself when no form of a secret occurs in it, otherwise decoded, redacted and
+// encoded again (a replacement in the text could fall inside an escape or across its syntax).
+func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
+	if set := r.load(); set.empty() || len(set.spans(raw)) == 0 {
+		return raw
+	}
+	if v, err := redactJSON(r, raw, false); err == nil {
+		if out, err := marshal(v); err == nil {
+			return r.Bytes(out) // the encoded form can join a secret across JSON syntax
+		}
+	}
+	return r.Bytes(raw)
 }
 
 // Bytes returns b with every secret replaced. When b holds no secret the

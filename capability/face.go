@@ -148,7 +148,7 @@ func (t *Turn) EndedSince() bool {
 		return false
 	}
 	ended, err := t.env.EndedNow()
-	return err == nil && ended
+	return err != nil || ended // a mark that cannot be read: a fresh turn, which offers nothing
 }
 
 // FaceSkippedPrompt records a prompt file the face left out.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,30 @@ func (p *Provider) Programs() ([]string, error) {
 	if len(p.Command) == 0 {
 		return nil, fmt.Errorf("no program")
 	}
-	return Programs(p.Command[0], searchDirs(p.Env))
+	return Programs(p.Command[0], searchDirs(p.programEnv()))
+}
+
+// programEnv is the environment whose PATH a `#!/usr/bin/env NAME` of the server searches: the
+// entry's env, then its env_file's PATH when it sets one (the file's variables come after env,
+// so that is the PATH env will search). An env_file that cannot be read starts no server.
+func (p *Provider) programEnv() map[string]string {
+	if p.EnvFile == "" {
+		return p.Env
+	}
+	file, err := ReadEnvFile(p.EnvFile)
+	if err != nil {
+		return p.Env
+	}
+	path, ok := file["PATH"]
+	if !ok {
+		return p.Env
+	}
+	env := maps.Clone(p.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["PATH"] = path
+	return env
 }
 
 // ApproverPrograms is Programs for the manifest's approver, which runs with SystemPath.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -76,21 +77,23 @@ type mark struct {
 	Points, Title string
 }
 
-// writePage writes the report as one page to name, created 0600.
+// writePage writes the report as one page to name, 0600: a new file in name's directory,
+// renamed over name when it is complete. A symlink, FIFO or hard link found at name (planted
+// where the operator writes a report, a workspace say) is replaced, never written through.
 func writePage(name string, r *Report) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.CreateTemp(filepath.Dir(name), ".report-*.html") // created 0600
 	if err != nil {
-		return err
-	}
-	if err := f.Chmod(0o600); err != nil { // a file that was there keeps no wider mode
-		f.Close()
 		return err
 	}
 	err = r.HTML(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
 	if err != nil {
+		os.Remove(f.Name())
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil

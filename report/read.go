@@ -184,6 +184,7 @@ func (r *Report) Close() { r.spool.close() }
 
 func (rd *reader) readFile(name string, in io.Reader) error {
 	lr := newLineReader(in)
+	base := excerpt(filepath.Base(name), 200) // a file's name is shown too: cleaned once
 	for {
 		line, ok, err := lr.next()
 		if err != nil {
@@ -193,7 +194,7 @@ func (rd *reader) readFile(name string, in io.Reader) error {
 			return nil
 		}
 		n := lr.n
-		at := func() string { return where{filepath.Base(name), n}.String() }
+		at := func() string { return where{base, n}.String() }
 		if lr.long > 0 {
 			rd.trailProblem(at(), fmt.Sprintf("a line of %d bytes, longer than the report reads (%d)", lr.long, maxLine))
 			continue
@@ -317,6 +318,7 @@ func (t *Turn) provider(id string, _ time.Time) *Provider {
 	if id == "" {
 		return nil
 	}
+	id = excerpt(id, 64) // shown as it is kept (a no-op for what a registry allows)
 	for _, p := range t.Providers {
 		if p.ID == id {
 			return p
@@ -339,6 +341,7 @@ func (t *Turn) providerOf(rec *record) string {
 		return rec.Provider
 	}
 	if id, _, ok := strings.Cut(rec.Capability, "/"); ok {
+		id = excerpt(id, 64)
 		for _, p := range t.Providers {
 			if p.ID == id {
 				return id

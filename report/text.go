@@ -69,7 +69,7 @@ func (r *Report) problemsText(w io.Writer, p *painter, whose string, ps []Proble
 const stamp = "15:04:05.000"
 
 func (r *Report) turnText(w *bufio.Writer, p *painter, t *Turn) error {
-	fmt.Fprintf(w, "\n%s %s  session %s\n", p.bold("turn"), p.bold(t.Turn), orNone(t.Session))
+	fmt.Fprintf(w, "\n%s %s  session %s\n", p.bold("turn"), p.bold(excerpt(t.Turn, 128)), orNone(excerpt(t.Session, 128)))
 	span := t.Last.Sub(t.First).Round(time.Millisecond)
 	ended := "not ended"
 	if t.Ended != "" {

@@ -54,7 +54,11 @@ func (c *config) loadIf(fresh bool) (*policy.Registry, *audit.Redactor, error) {
 	defer c.mu.Unlock()
 	if fresh || !c.read || ids != c.ids {
 		c.reg, c.err = policy.Load(c.paths)
-		c.red = audit.NewRedactor(c.reg.Secrets())
+		// What earlier starts read stays redacted: an upstream started with an env_file's old
+		// value still runs after the file (and then the configuration) is edited.
+		red := audit.NewRedactor(c.reg.Secrets())
+		red.AddFrom(c.red)
+		c.red = red
 		c.ids, c.read = ids, true
 	}
 	return c.reg, c.red, c.err

@@ -136,9 +136,7 @@ func (b *server) failure(err error, tail string) provlink.Response {
 	if errors.As(err, &down) {
 		return provlink.Response{Err: &provlink.WireError{Msg: red.String(down.msg), Down: true}}
 	}
-	w := provlink.ToWire(err, tail)
-	w.Msg, w.Tail = red.String(w.Msg), red.String(w.Tail)
-	return provlink.Response{Err: w}
+	return provlink.Response{Err: provlink.ToWire(err, tail).Redacted(red.String, red.JSON)}
 }
 
 // release clears the flapping holds of entry id.

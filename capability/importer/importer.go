@@ -67,6 +67,7 @@ type Plan struct {
 
 	envs    map[string][]envVar // by id: the env_file's lines
 	filters map[string]filter   // by id: the terminal's tool filter
+	names   map[string]string   // by id: the server's name in the settings file
 }
 
 // Error is an import that cannot be done at all (exit 2): a file that cannot be read or parsed,
@@ -108,7 +109,7 @@ func Decide(o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{File: o.File, envs: map[string][]envVar{}, filters: map[string]filter{}, LeftOut: st.others}
+	p := &Plan{File: o.File, envs: map[string][]envVar{}, filters: map[string]filter{}, names: map[string]string{}, LeftOut: st.others}
 	byID := map[string]string{} // id -> the server it came from
 	var clashes []string
 	for _, s := range st.servers {
@@ -138,6 +139,7 @@ func Decide(o Options) (*Plan, error) {
 		}
 		p.Entries = append(p.Entries, e)
 		p.filters[id] = filter{s.include, s.exclude}
+		p.names[id] = s.name
 		p.note(s)
 	}
 	if len(clashes) > 0 {

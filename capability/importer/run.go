@@ -14,6 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/spear-shell/spear-shell/mcpstdio"
 	"github.com/spear-shell/spear-shell/policy"
@@ -47,7 +50,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, writabl
 		return 2
 	}
 	out, _ := json.MarshalIndent(map[string]any{"providers": p.Entries}, "", "  ")
-	stdout.Write(append(out, '\n'))
+	stdout.Write(append(escapeInvisible(out), '\n'))
 	for _, n := range p.Notes {
 		fmt.Fprintf(stderr, "spear-shell: --import: %s\n", n)
 	}
@@ -63,6 +66,35 @@ func Run(ctx context.Context, args []string, getenv func(string) string, writabl
 		return 1
 	}
 	return 0
+}
+
+// escapeInvisible writes each non-ASCII rune of a JSON text that a terminal would act on or hide
+// (C1 controls such as U+009B, bidi overrides, other format characters) as a \u escape, which
+// reads back as the same value: encoding/json escapes only those below U+0020 (and U+2028/9).
+// Such runes can only lie inside the text's strings.
+func escapeInvisible(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r < utf8.RuneSelf || unicode.IsGraphic(r) {
+			if out != nil {
+				out = append(out, b[i:i+n]...)
+			}
+			i += n
+			continue
+		}
+		if out == nil {
+			out = append(make([]byte, 0, len(b)+16), b[:i]...)
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			out = fmt.Appendf(out, "\\u%04x", u)
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 func parseArgs(args []string, getenv func(string) string) (Options, error) {
@@ -126,6 +158,8 @@ func (p *Plan) readFromAnnotations(ctx context.Context, o Options) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		dir = o.Home
 	}
+	writable := paths.WritableRoots(roots...)
+	kept := p.Entries[:0]
 	for i := range p.Entries {
 		e := &p.Entries[i]
 		env := map[string]string{}
@@ -133,6 +167,15 @@ func (p *Plan) readFromAnnotations(ctx context.Context, o Options) error {
 			env[v.name] = v.value
 		}
 		prov := policy.Provider{ID: e.ID, Command: e.Command, Env: env}
+		// The program and its #! interpreters are checked as a provider's are (SPEC 9): the
+		// settings file being the user's does not make what it names out of an agent's reach.
+		if why := untrustedProgram(&prov, writable); why != nil {
+			p.LeftOut = append(p.LeftOut, leftOut{p.names[e.ID], "not started for --read-from-annotations, and left out: " + why.Error()})
+			delete(p.envs, e.ID)
+			continue
+		}
+		kept = append(kept, *e)
+		e = &kept[len(kept)-1]
 		l, _ := prov.Launch(dir, o.Getenv) // no env_file yet: no error
 		sctx, cancel := context.WithTimeout(ctx, StartTimeout)
 		c, err := mcpstdio.Start(sctx, mcpstdio.Command{Path: l.Path, Args: l.Args, Dir: l.Dir, Env: mcpstdio.NewEnv(l.Env)},
@@ -153,6 +196,22 @@ func (p *Plan) readFromAnnotations(ctx context.Context, o Options) error {
 			if readOnlyHint(t.Raw) && f.admits(t.Name) && policy.ValidToolName(t.Name) && !slices.Contains(e.Read, t.Name) {
 				e.Read = append(e.Read, t.Name)
 			}
+		}
+	}
+	p.Entries = kept
+	return nil
+}
+
+// untrustedProgram says why a server's program chain cannot be started outside the boundary
+// (nil when it can): a program that cannot be told, or lies within an agent's reach.
+func untrustedProgram(prov *policy.Provider, writable []string) error {
+	progs, err := prov.Programs()
+	if err != nil {
+		return err
+	}
+	for _, pg := range progs {
+		if err := paths.CheckTrusted(pg, writable); err != nil {
+			return fmt.Errorf("%s: %w", pg, err)
 		}
 	}
 	return nil

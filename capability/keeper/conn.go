@@ -50,7 +50,13 @@ func (k *server) serveConn(conn *net.UnixConn) {
 		return
 	}
 	defer sv.Close()
-	hello, reqs, calls, answer, refuse := sv.Hello, sv.Reqs, sv.Calls, sv.Answer, sv.Refuse
+	hello, reqs, calls, refuse := sv.Hello, sv.Reqs, sv.Calls, sv.Refuse
+	answer := func(r provlink.Response) bool {
+		if k.t.EnvFileChanged() {
+			r = redacted(k.t.Redactor, r)
+		}
+		return sv.Answer(r)
+	}
 	switch {
 	case hello.Protocol != protocol:
 		refuse("protocol " + strconv.Itoa(hello.Protocol) + ", not " + strconv.Itoa(protocol))
@@ -247,4 +253,20 @@ func (k *server) call(id string, kp *kept, req provlink.Request) provlink.Respon
 		return provlink.Response{Err: provlink.ToWire(err, c.StderrTail())} // stopped by finish
 	}
 	return provlink.Response{Err: provlink.ToWire(err, k.stopFaulty(c))}
+}
+
+// redacted is r without the values of env and env_file that the keeper started its servers
+// with (SPEC 7: the process that read them redacts what it passes on). The answering process
+// redacts with the values it reads itself, afresh, so this is needed, and done, only once an
+// env_file has been edited since a server was started with it: only the keeper still knows
+// the value that server holds. (Done always, a result's recorded size would differ from a
+// cold answer's.)
+func redacted(red *audit.Redactor, r provlink.Response) provlink.Response {
+	if red.Empty() {
+		return r
+	}
+	r.Result = red.JSON(r.Result)
+	r.Tail = red.String(r.Tail)
+	r.Err = r.Err.Redacted(red.String, red.JSON)
+	return r
 }

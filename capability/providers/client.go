@@ -99,6 +99,9 @@ const StageEnvFile = "env_file"
 // and env_file path are not judged here: TrustProvider first. The env_file is read here, at
 // each start, and its values are redacted from then on from all this turn records and says.
 func (t *Turn) Launch(ctx context.Context, cfg *policy.Provider) (*mcpstdio.Client, error) {
+	if cfg.EnvFile != "" {
+		t.envFiles.noteEnvFile(cfg.EnvFile)
+	}
 	l, err := cfg.Launch(t.Registry.Home, t.Settings.Getenv)
 	if err != nil {
 		return nil, &Failure{Msg: err.Error(), Stage: StageEnvFile, Is: []error{err}}

@@ -80,6 +80,8 @@ type Turn struct {
 
 	Lock *Lock // the operator's lock (lock.go)
 
+	envFiles envStamps // the env_files servers were started with, as they were (envstamp.go)
+
 	scopePin string // the turn's pinned workspace and project (scope.go), once known
 
 	pins        map[string]string   // capability id -> pinned hash, once read whole (pins.go)
@@ -128,7 +130,12 @@ func Load(s Settings, early func(*Turn)) *Turn {
 
 	ended := false
 	if t.PerTurn != nil {
-		_, ended, _ = t.PerTurn.Read(EndedFact)
+		var err error
+		// A mark that cannot be read (replaced by a link, a directory) never reads as "not
+		// ended": the turn then offers nothing, as when its state cannot be kept.
+		if _, ended, err = t.PerTurn.Read(EndedFact); err != nil && stErr == nil {
+			stErr = err
+		}
 	}
 	if early != nil && stErr == nil && t.Audit != nil && !ended {
 		early(t)

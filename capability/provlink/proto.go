@@ -199,6 +199,26 @@ type WireError struct {
 	Down bool `json:"down,omitempty"`
 }
 
+// Redacted returns a copy of e (nil for nil) with every string a provider could have put in
+// it passed through str and the JSON-RPC error's data through js: a holder passes on nothing
+// of the secrets it started a server with (SPEC 7, 14).
+func (e *WireError) Redacted(str func(string) string, js func(json.RawMessage) json.RawMessage) *WireError {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Msg, c.Tail = str(c.Msg), str(c.Tail)
+	if c.RPC != nil {
+		rpc := *c.RPC
+		rpc.Message = str(rpc.Message)
+		if rpc.Data != nil {
+			rpc.Data = js(rpc.Data)
+		}
+		c.RPC = &rpc
+	}
+	return &c
+}
+
 // sentinels are the errors the answering process tells apart (capability's failReason and call).
 var sentinels = []struct {
 	name string
