@@ -60,6 +60,13 @@ func TestRecords(t *testing.T) {
 	if _, err := Records(filepath.Join(dir, "absent")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent: %v", err)
 	}
+	broker := `{"time":"t","event":"broker_started","broker":true,"provider":"p","share_key":""}` + "\n"
+	if recs, err := BrokerRecords(write("broker", broker)); err != nil || len(recs) != 1 {
+		t.Errorf("broker: %v, %v", recs, err)
+	}
+	if _, err := BrokerRecords(write("turn-in-broker", broker+good)); err == nil || !strings.Contains(err.Error(), "not a broker record") {
+		t.Errorf("a turn's record in the broker's file: %v", err)
+	}
 }
 
 // Marked finds exactly the processes whose environment holds the variable, with their memory.
