@@ -263,11 +263,13 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 		relayName    = "the forwarding server + relay hop only vs the forwarding server"
 		auditName    = "the forwarding server + two audit appends only vs the forwarding server"
 		ownName      = "the face running the provider itself (keep_providers 0: no keeper hop) vs the forwarding server (a run of their own)"
+		ownFloorName = "the face running the provider itself vs the floor (that run)"
+		brokerName   = "spear_invoke through spear-mcp, the provider shared (the broker's hop) vs the floor (that run)"
 	)
 	fail := func(err error) []row {
 		return []row{failed(name, target, err), failed(smallName, "reported", err), failed(floorName, target, err),
 			failed(floorFwdName, "reported", err), failed(relayName, "reported", err), failed(auditName, "reported", err),
-			failed(ownName, "reported", err)}
+			failed(ownName, "reported", err), failed(ownFloorName, "reported", err), failed(brokerName, "reported", err)}
 	}
 	h, small, end, err := w.familyHomes(ctx, "face-invoke")
 	if err != nil {
@@ -289,14 +291,17 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 	fwdEcho := func(server int) map[string]any {
 		return map[string]any{"Server": server, "Tool": "echo", "Args": map[string]any{"message": "found"}, "Want": "found"}
 	}
-	smallEcho := echoCall("found")
-	smallEcho["Server"] = 2
+	faceEcho := func(server int) map[string]any {
+		c := echoCall("found")
+		c["Server"] = server
+		return c
+	}
 	got, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
 		"Servers": [][]string{{w.face}, fwdWith(), {w.face}, fwdWith(append(relay, audit("floor-audit.jsonl")...)...),
 			fwdWith(relay...), fwdWith(audit("audit-only.jsonl")...)},
 		"Env":   [][]string{h.env, h.env, small.env, h.env, h.env, h.env},
 		"Setup": []any{describe(0), describe(2)},
-		"Sides": []any{echoCall("found"), fwdEcho(1), smallEcho, fwdEcho(3), fwdEcho(4), fwdEcho(5)},
+		"Sides": []any{echoCall("found"), fwdEcho(1), faceEcho(2), fwdEcho(3), fwdEcho(4), fwdEcho(5)},
 		"Calls": 40,
 		// Six sides: in a fixed order the forwarding server would always follow a face's call and
 		// the relay-only and audit-only sides a forwarding server's.
@@ -306,27 +311,40 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 		return fail(err)
 	}
 	// The same family in a turn without a keeper, whose face starts the provider itself (SPEC 12,
-	// "where none can be had"): the face's own work without the keeper's hop. In a run of its
-	// own beside the forwarding server, so that the judged rows' alternation stays as it was.
+	// "where none can be had"): the face's own work without the keeper's hop; and the same
+	// provider shared (SPEC 14), reached through the broker's hop. In a run of their own beside
+	// the forwarding server and the floor, so that the judged rows' alternation stays as it was.
 	own, err := w.newHome("face-invoke-own", []provider{{id: "bench", tools: 10000, catalog: true}}, "none")
 	if err == nil {
 		err = own.newTurn()
 	}
+	var shared *home
+	if err == nil {
+		// Short: the broker's socket lies under it.
+		shared, err = w.sharedHome("fb", []provider{{id: "bench", tools: 10000, catalog: true}})
+	}
+	if shared != nil {
+		defer shared.stopBroker()
+	}
 	var ownGot [][]float64
 	if err == nil {
-		ownEcho := echoCall("found")
-		ownEcho["Server"] = 1
 		ownGot, err = faceRuns(ctx, w, h, w.runs(5), map[string]any{
-			"Servers": [][]string{fwdWith(), {w.face}},
-			"Env":     [][]string{h.env, own.env},
-			"Setup":   []any{describe(1)},
-			"Sides":   []any{fwdEcho(0), ownEcho},
+			"Servers": [][]string{fwdWith(), {w.face}, {w.face}, fwdWith(append(relay, audit("floor-audit-own.jsonl")...)...)},
+			"Env":     [][]string{h.env, own.env, shared.env, h.env},
+			"Setup":   []any{describe(1), describe(2)},
+			"Sides":   []any{fwdEcho(0), faceEcho(1), faceEcho(2), fwdEcho(3)},
 			"Calls":   40,
+			"Shuffle": true,
 		})
 	}
-	ownRow := failed(ownName, "reported", err)
+	if err == nil {
+		err = brokerReached(shared)
+	}
+	ownRow, ownFloorRow, brokerRow := failed(ownName, "reported", err), failed(ownFloorName, "reported", err), failed(brokerName, "reported", err)
 	if err == nil {
 		ownRow = judge(ownName, median(ownGot[1]), median(ownGot[0]), "ms", 0)
+		ownFloorRow = judge(ownFloorName, median(ownGot[1]), median(ownGot[3]), "ms", 0)
+		brokerRow = judge(brokerName, median(ownGot[2]), median(ownGot[3]), "ms", 0)
 	}
 	face, fwd, floor := median(got[0]), median(got[1]), median(got[3])
 	r := judge(name, face, fwd, "ms", 1.25)
@@ -340,7 +358,7 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 	}
 	return []row{r, judge(smallName, median(got[2]), fwd, "ms", 0),
 		judge(floorName, face, floor, "ms", 1.25), judge(floorFwdName, floor, fwd, "ms", 0),
-		judge(relayName, median(got[4]), fwd, "ms", 0), judge(auditName, median(got[5]), fwd, "ms", 0), ownRow}
+		judge(relayName, median(got[4]), fwd, "ms", 0), judge(auditName, median(got[5]), fwd, "ms", 0), ownRow, ownFloorRow, brokerRow}
 }
 
 func caseFaceStart(ctx context.Context, w *world) []row {

@@ -20,9 +20,11 @@ import (
 type Client struct {
 	opts   Options
 	pgid   int
-	stdin  *os.File // our end of the server's stdin
-	stdout *os.File // our end of the server's stdout
-	stderr *os.File // our end of the server's stderr
+	stdin  *os.File  // our end of the server's stdin
+	stdout *os.File  // our end of the server's stdout
+	stderr *os.File  // our end of the server's stderr
+	in     io.Writer // stdin, written quietly (Quiet)
+	out    io.Reader // stdout, read quietly
 	tail   *tailBuffer
 
 	wsem chan struct{} // one writer at a time; a channel so waiting can end with a context
@@ -245,7 +247,7 @@ func (c *Client) write(ctx context.Context, line []byte) error {
 	}
 	defer func() { <-c.wsem }()
 	if ctx.Done() == nil {
-		_, err := c.stdin.Write(line)
+		_, err := c.in.Write(line)
 		return err
 	}
 	fired := make(chan struct{})
@@ -253,7 +255,7 @@ func (c *Client) write(ctx context.Context, line []byte) error {
 		defer close(fired)
 		c.stdin.SetWriteDeadline(pastDeadline)
 	})
-	_, err := c.stdin.Write(line)
+	_, err := c.in.Write(line)
 	if !stop() {
 		<-fired
 		c.stdin.SetWriteDeadline(time.Time{})
@@ -265,7 +267,7 @@ func (c *Client) write(ctx context.Context, line []byte) error {
 // itself, discards notifications and hands responses to the waiting request.
 func (c *Client) readLoop() {
 	defer close(c.dead)
-	lr := newLineReader(c.stdout, c.opts.MaxMessage, 64<<10)
+	lr := newLineReader(c.out, c.opts.MaxMessage, 64<<10)
 	for {
 		line, owned, err := lr.next()
 		var over *oversized

@@ -39,6 +39,7 @@ func FuzzDispatch(f *testing.F) {
 		ch := make(chan response, 1)
 		c := &Client{
 			stdin:   devNull, // answers to server requests go nowhere
+			in:      devNull,
 			wsem:    make(chan struct{}, 1),
 			closing: make(chan struct{}),
 			pending: map[int64]waiter{1: {ch: ch, method: "tools/call"}},

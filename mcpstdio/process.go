@@ -91,6 +91,8 @@ func launch(cmd Command, opts Options) (*Client, error) {
 		pgid:       pid,
 		stdin:      inW,
 		stdout:     outR,
+		in:         Quiet(inW),
+		out:        Quiet(outR),
 		stderr:     errR,
 		tail:       newTailBuffer(opts.StderrTail),
 		wsem:       make(chan struct{}, 1),

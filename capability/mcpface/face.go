@@ -14,8 +14,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"syscall"
@@ -142,8 +144,11 @@ func (f *Face) fingerprint() string {
 	for _, p := range f.opts.Files() {
 		var st syscall.Stat_t
 		err := syscall.Stat(p, &st)
-		sig := fileSig{st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano()}
-		if old, ok := f.seen[p]; err == nil && ok && old.sig == sig {
+		sig := fileSig{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+		if err == syscall.ENOENT {
+			sig = fileSig{missing: true} // an absent file (capabilities.lock.json, mostly) is not read again while absent
+		}
+		if old, ok := f.seen[p]; (err == nil || sig.missing) && ok && old.sig == sig {
 			h.Write(old.sum[:])
 			continue
 		}
@@ -156,7 +161,7 @@ func (f *Face) fingerprint() string {
 		sum.Write(b)
 		var seen seenFile
 		copy(seen.sum[:], sum.Sum(nil))
-		if err == nil && rerr == nil {
+		if err == nil && rerr == nil || sig.missing && errors.Is(rerr, fs.ErrNotExist) {
 			seen.sig = sig
 			f.seen[p] = seen
 		} else {
@@ -172,6 +177,7 @@ type fileSig struct {
 	dev, ino     uint64
 	size         int64
 	mtime, ctime int64
+	missing      bool // stat said ENOENT
 }
 
 type seenFile struct {

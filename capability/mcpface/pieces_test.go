@@ -120,6 +120,14 @@ func TestFingerprint(t *testing.T) {
 	if f.fingerprint() == b {
 		t.Error("a file that appeared was not seen")
 	}
+	// An absent file is remembered as absent (not read again at every call), and its going
+	// away again is seen.
+	if err := os.Remove(dir + "/missing"); err != nil {
+		t.Fatal(err)
+	}
+	if f.fingerprint() != b || f.fingerprint() != b {
+		t.Error("a file that went away again was not seen as absent")
+	}
 }
 
 // The face writes every message exactly as the SDK's EncodeMessage writes it: a response's

@@ -23,6 +23,7 @@ import (
 // providers.Client, Definer and GuardedCaller. Its requests go one at a time.
 type Conn struct {
 	conn *net.UnixConn
+	rw   io.ReadWriter // conn, read and written quietly (mcpstdio.Quiet)
 	r    *bufio.Reader
 	// Lost makes the error of a request whose connection failed (the holder went away): the
 	// holder's client records it and says so; the request is never sent again.
@@ -51,7 +52,8 @@ func Dial(path string, lost func(stage string, err error) error) (*Conn, error) 
 		conn.Close()
 		return nil, err
 	}
-	return &Conn{conn: conn, r: bufio.NewReaderSize(conn, 64<<10), Lost: lost}, nil
+	rw := mcpstdio.Quiet(conn)
+	return &Conn{conn: conn, rw: rw, r: bufio.NewReaderSize(rw, 64<<10), Lost: lost}, nil
 }
 
 // SamePeer checks that the other end of a connection runs as our user.
@@ -86,7 +88,7 @@ func (kp *Conn) Send(reqs ...Request) error {
 		}
 		b = append(append(b, line...), '\n')
 	}
-	_, err := kp.conn.Write(b)
+	_, err := kp.rw.Write(b)
 	return err
 }
 
@@ -272,14 +274,14 @@ func (f *InFlight) interrupt() bool {
 func ReadRequests(conn *net.UnixConn, reqs chan<- Request, quit <-chan struct{}, calls *InFlight) {
 	defer close(reqs)
 	defer calls.interrupt()
-	r := bufio.NewReaderSize(conn, 64<<10)
+	r := bufio.NewReaderSize(mcpstdio.Quiet(conn), 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
 			return
 		}
-		var req Request
-		if json.Unmarshal(line, &req) != nil {
+		req, err := DecodeRequest(line)
+		if err != nil {
 			return
 		}
 		if calls.interrupt() {
@@ -300,7 +302,9 @@ func ReadRequests(conn *net.UnixConn, reqs chan<- Request, quit <-chan struct{},
 type Answerer struct{ w *bufio.Writer }
 
 // NewAnswerer writes on conn.
-func NewAnswerer(conn *net.UnixConn) *Answerer { return &Answerer{w: bufio.NewWriter(conn)} }
+func NewAnswerer(conn *net.UnixConn) *Answerer {
+	return &Answerer{w: bufio.NewWriter(mcpstdio.Quiet(conn))}
+}
 
 // Answer writes r; false when the connection failed.
 func (a *Answerer) Answer(r Response) bool {
