@@ -217,34 +217,20 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 		// which did nothing wrong, stays in the turn; the next answer starts it itself.
 		e.closeLater(p.client)
 		p.client = nil
-		outcome.Code, outcome.Reason = CodeUnavailable, err.Error()
-		a.outcome.Code, a.outcome.Reason = CodeUnavailable, err.Error()
-		if lerr := e.Log(outcome); lerr != nil {
-			return a.auditUnavailable(lerr)
-		}
-		a.errf(CodeUnavailable, "%s: the turn's keeper went away during the call, which is not sent again: its outcome is unknown", tl.id)
-		return CodeUnavailable
+		return a.callFailed(e, outcome, CodeUnavailable, err,
+			tl.id+": the turn's keeper went away during the call, which is not sent again: its outcome is unknown")
 	case err != nil && p.cfg.Share != "":
 		return t.sharedCallFailed(a, p, tl, err, timeout, outcome)
 	case err != nil:
-		code = CodeUnavailable
-		if errors.Is(err, mcpstdio.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
-			code = CodeTimeout
-		}
+		code = callFailure(err)
 		c := p.client
 		e.closeLater(c)
 		t.markDown(a, p, "call", err, c)
-		outcome.Code, outcome.Reason = code, err.Error()
-		a.outcome.Code, a.outcome.Reason = code, err.Error()
-		if lerr := e.Log(outcome); lerr != nil {
-			return a.auditUnavailable(lerr)
-		}
+		msg := fmt.Sprintf("%s: provider %s is unavailable for the rest of this turn: %s", tl.id, p.cfg.ID, p.down)
 		if code == CodeTimeout {
-			a.errf(code, "%s did not answer within %v; provider %s is unavailable for the rest of this turn", tl.id, timeout, p.cfg.ID)
-		} else {
-			a.errf(code, "%s: provider %s is unavailable for the rest of this turn: %s", tl.id, p.cfg.ID, p.down)
+			msg = fmt.Sprintf("%s did not answer within %v; provider %s is unavailable for the rest of this turn", tl.id, timeout, p.cfg.ID)
 		}
-		return code
+		return a.callFailed(e, outcome, code, err, msg)
 	default:
 		body = renderContent(res)
 		switch {
@@ -279,10 +265,7 @@ func (t *Turn) call(ctx context.Context, a *answer, tl *tool, forward json.RawMe
 // is never sent again.
 func (t *Turn) sharedCallFailed(a *answer, p *prov, tl *tool, err error, timeout time.Duration, outcome audit.Event) string {
 	e := t.env
-	code := CodeUnavailable
-	if errors.Is(err, mcpstdio.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
-		code = CodeTimeout
-	}
+	code := callFailure(err)
 	reason := sharedReason(err)
 	if errors.Is(err, broker.ErrLost) {
 		reason = "the broker went away during the call, which is not sent again: its outcome is unknown"
@@ -294,16 +277,31 @@ func (t *Turn) sharedCallFailed(a *answer, p *prov, tl *tool, err error, timeout
 		_ = e.Log(audit.Event{Name: audit.EventProviderFailed, Provider: p.cfg.ID, Stage: "call",
 			Reason: err.Error(), StderrTail: providers.StderrOf(err)})
 	}
+	msg := fmt.Sprintf("%s: provider %s is unavailable: %s", tl.id, p.cfg.ID, reason)
+	if code == CodeTimeout {
+		msg = fmt.Sprintf("%s did not answer within %v", tl.id, timeout)
+	}
+	return a.callFailed(e, outcome, code, err, msg)
+}
+
+// callFailure is the code of a call that failed: timeout when the provider did not answer in
+// time, else unavailable.
+func callFailure(err error) string {
+	if errors.Is(err, mcpstdio.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		return CodeTimeout
+	}
+	return CodeUnavailable
+}
+
+// callFailed records a call's outcome as code, for err, and then says msg; an outcome that
+// cannot be recorded makes the answer audit-unavailable.
+func (a *answer) callFailed(e *turnEnv, outcome audit.Event, code string, err error, msg string) string {
 	outcome.Code, outcome.Reason = code, err.Error()
 	a.outcome.Code, a.outcome.Reason = code, err.Error()
 	if lerr := e.Log(outcome); lerr != nil {
 		return a.auditUnavailable(lerr)
 	}
-	if code == CodeTimeout {
-		a.errf(code, "%s did not answer within %v", tl.id, timeout)
-	} else {
-		a.errf(code, "%s: provider %s is unavailable: %s", tl.id, p.cfg.ID, reason)
-	}
+	a.errf(code, "%s", msg)
 	return code
 }
 

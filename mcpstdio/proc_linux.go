@@ -63,21 +63,36 @@ func groupAlive(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
-	entries, err := os.ReadDir("/proc")
+	procs, err := ReadProcs()
 	if err != nil {
 		return true // cannot tell: assume the worst
 	}
+	for _, st := range procs {
+		if st.Pgrp == pgid && st.State != 'Z' && st.State != 'X' {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadProcs reads the stat of every process /proc lists now, by process id (one that ends
+// meanwhile is left out).
+func ReadProcs() (map[int]ProcStat, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	procs := make(map[int]ProcStat, len(entries))
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		st, err := ReadProcStat(pid)
-		if err == nil && st.Pgrp == pgid && st.State != 'Z' && st.State != 'X' {
-			return true
+		if st, err := ReadProcStat(pid); err == nil {
+			procs[pid] = st
 		}
 	}
-	return false
+	return procs, nil
 }
 
 // ProcStat is what /proc/PID/stat says of a process, as those who stop servers' process

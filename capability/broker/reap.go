@@ -154,13 +154,9 @@ func killGroup(pgid int, start uint64) bool {
 		}
 		return syscall.Kill(-pgid, syscall.SIGKILL) == nil
 	}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, err := readStat(pid); err == nil && st.Pgrp == pgid && st.Session == pgid && st.Start >= start {
+	procs, _ := mcpstdio.ReadProcs()
+	for _, st := range procs {
+		if st.Pgrp == pgid && st.Session == pgid && st.Start >= start {
 			return syscall.Kill(-pgid, syscall.SIGKILL) == nil
 		}
 	}

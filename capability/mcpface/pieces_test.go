@@ -125,7 +125,7 @@ func TestFingerprint(t *testing.T) {
 	if err := os.Remove(dir + "/missing"); err != nil {
 		t.Fatal(err)
 	}
-	if f.fingerprint() != b || f.fingerprint() != b {
+	if first, again := f.fingerprint(), f.fingerprint(); first != b || again != b {
 		t.Error("a file that went away again was not seen as absent")
 	}
 }

@@ -12,8 +12,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -266,25 +268,9 @@ func onePid(ts *testscript.TestScript, cmd string, neg bool, words []string) int
 // brokerRecords are the records of the broker's audit file, each checked to be a broker record
 // (SPEC 7: time, event, "broker": true, and never a turn's fields).
 func brokerRecords(ts *testscript.TestScript, file string, need bool) []map[string]any {
-	data, err := os.ReadFile(file)
-	if err != nil && need {
+	records, err := testkit.BrokerRecords(file)
+	if err != nil && (need || !errors.Is(err, fs.ErrNotExist)) {
 		ts.Fatalf("baudit: %v", err)
-	}
-	var records []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			ts.Fatalf("baudit: malformed line %q: %v", sc.Text(), err)
-		}
-		_, hasTime := m["time"]
-		_, hasEvent := m["event"]
-		_, hasTurn := m["turn"]
-		if !hasTime || !hasEvent || m["broker"] != true || hasTurn {
-			ts.Fatalf("baudit: not a broker record (time, event, broker true, no turn): %s", sc.Text())
-		}
-		records = append(records, m)
 	}
 	return records
 }

@@ -119,6 +119,32 @@ func Run(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, exit int) {
 // Records are the records of the audit file at path; every one must parse and carry time,
 // event, turn and session. The error of a file that cannot be read is os.ReadFile's.
 func Records(path string) ([]map[string]any, error) {
+	return records(path, func(m map[string]any) string {
+		for _, k := range []string{"time", "event", "turn", "session"} {
+			if _, ok := m[k]; !ok {
+				return "record without " + strconv.Quote(k)
+			}
+		}
+		return ""
+	})
+}
+
+// BrokerRecords are the broker's own records in the file at path (its broker.audit, SPEC 14):
+// every one must parse and carry time, event and "broker": true, and no turn.
+func BrokerRecords(path string) ([]map[string]any, error) {
+	return records(path, func(m map[string]any) string {
+		_, hasTime := m["time"]
+		_, hasEvent := m["event"]
+		_, hasTurn := m["turn"]
+		if !hasTime || !hasEvent || m["broker"] != true || hasTurn {
+			return "not a broker record (time, event, broker true, no turn)"
+		}
+		return ""
+	})
+}
+
+// records reads the JSON lines of path, each of which bad must find nothing wrong with.
+func records(path string, bad func(map[string]any) string) ([]map[string]any, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -131,10 +157,8 @@ func Records(path string) ([]map[string]any, error) {
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			return nil, fmt.Errorf("audit: malformed line %q: %v", sc.Text(), err)
 		}
-		for _, k := range []string{"time", "event", "turn", "session"} {
-			if _, ok := m[k]; !ok {
-				return nil, fmt.Errorf("audit: record without %q: %s", k, sc.Text())
-			}
+		if why := bad(m); why != "" {
+			return nil, fmt.Errorf("audit: %s: %s", why, sc.Text())
 		}
 		out = append(out, m)
 	}

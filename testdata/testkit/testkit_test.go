@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,5 +59,32 @@ func TestRecords(t *testing.T) {
 	}
 	if _, err := Records(filepath.Join(dir, "absent")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent: %v", err)
+	}
+	broker := `{"time":"t","event":"broker_started","broker":true,"provider":"p","share_key":""}` + "\n"
+	if recs, err := BrokerRecords(write("broker", broker)); err != nil || len(recs) != 1 {
+		t.Errorf("broker: %v, %v", recs, err)
+	}
+	if _, err := BrokerRecords(write("turn-in-broker", broker+good)); err == nil || !strings.Contains(err.Error(), "not a broker record") {
+		t.Errorf("a turn's record in the broker's file: %v", err)
+	}
+}
+
+// Marked finds exactly the processes whose environment holds the variable, with their memory.
+func TestMarked(t *testing.T) {
+	mark := "TESTKIT_MARK=" + t.Name() + strconv.Itoa(os.Getpid())
+	cmd := exec.Command("sleep", "30")
+	cmd.Env = append(os.Environ(), mark)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var pids []int
+	var rss, pss int64
+	Poll(func() bool { pids, rss, pss = Marked(mark); return len(pids) == 1 })
+	if len(pids) != 1 || pids[0] != cmd.Process.Pid || rss <= 0 || pss <= 0 {
+		t.Fatalf("Marked = %v, %d KiB, %d KiB; want [%d] with its memory", pids, rss, pss, cmd.Process.Pid)
+	}
+	if pids, _, _ := Marked(mark + "x"); len(pids) != 0 {
+		t.Errorf("another value matched %v", pids)
 	}
 }
