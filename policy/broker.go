@@ -180,7 +180,10 @@ func (p *Provider) LaunchKey(fileID string) string {
 		h.Write(n[:])
 		h.Write([]byte(s))
 	}
+	// Each list is preceded by its length, so that no argument can pass for a key or the
+	// reverse (["x", "env", "K", "V"] with no env is not ["x"] with K=V).
 	field("command")
+	field(fmt.Sprint(len(p.Command)))
 	for _, a := range p.Command {
 		field(a)
 	}
@@ -190,6 +193,7 @@ func (p *Provider) LaunchKey(fileID string) string {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	field(fmt.Sprint(len(keys)))
 	for _, k := range keys {
 		field(k)
 		field(p.Env[k])

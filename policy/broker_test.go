@@ -108,6 +108,13 @@ func TestLaunchKey(t *testing.T) {
 			t.Errorf("%s did not change the launch key", name)
 		}
 	}
+	// Arguments that spell the env label and a pair, against that pair in env: the same fields
+	// in the same order but for the lists' lengths, which keep them apart.
+	spelled := Provider{ID: "a", Command: []string{"/bin/true", "env", "A", "1", "env"}, MaxMessage: base.MaxMessage, Share: ShareAll}
+	paired := Provider{ID: "a", Command: []string{"/bin/true"}, Env: map[string]string{"A": "1", "env": "env"}, MaxMessage: base.MaxMessage, Share: ShareAll}
+	if spelled.LaunchKey("") == paired.LaunchKey("") {
+		t.Error("arguments spelling an env pair gave that env's launch key")
+	}
 	if base.LaunchKey("1:2:3:4") == h {
 		t.Error("the env_file's identity did not change the launch key")
 	}
