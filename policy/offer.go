@@ -26,7 +26,10 @@ func (r *Registry) ResolveProject(workspace string) (p *Project, resolved string
 	bestRoot, tie := "", ""
 	for i := range r.Projects {
 		proj := &r.Projects[i]
-		root, err := paths.Resolve(proj.Root)
+		root, err := ws, error(nil) // a workspace that is its project's root, as typed, is resolved once
+		if proj.Root != workspace {
+			root, err = paths.Resolve(proj.Root)
+		}
 		if err != nil || !within(root, ws) {
 			continue
 		}
