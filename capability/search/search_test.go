@@ -67,7 +67,7 @@ func TestRank(t *testing.T) {
 		{"file", []string{"fs/read_file", "fs/move_file"}}, // both in name and prose: the shorter first
 		{"words", []string{"notes/a", "notes/b", "notes/c"}},
 		{"text query", []string{"notes/search", "fs/read_file"}},
-		{"nothing matches", nil},
+		{"xyzzy plugh", nil},
 		{"the", nil},
 	}
 	for _, tt := range tests {
