@@ -17,7 +17,6 @@ package search
 // generated on (docs/mcp.md, Quality): the manual pages depend on what is installed.
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"flag"
@@ -228,45 +227,57 @@ func readGoComments(c *cooccur, root string) error {
 
 // readDep11 reads the English (C) summaries and descriptions of the AppStream components.
 func readDep11(c *cooccur, file string) error {
-	f, err := os.Open(file)
+	b, err := readGzip(file)
 	if err != nil {
 		return err
+	}
+	field := ""
+	var desc strings.Builder
+	flush := func() {
+		c.text(dep11Markup.Replace(strings.TrimPrefix(desc.String(), ">-")))
+		desc.Reset()
+	}
+	inDesc := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if inDesc && strings.HasPrefix(line, "    ") {
+			desc.WriteString(" " + strings.TrimSpace(line))
+			continue
+		}
+		if inDesc {
+			flush()
+			inDesc = false
+		}
+		if !strings.HasPrefix(line, " ") {
+			field, _, _ = strings.Cut(line, ":")
+			continue
+		}
+		text, isC := strings.CutPrefix(line, "  C: ")
+		switch {
+		case isC && field == "Summary":
+			c.text(text)
+		case isC && field == "Description":
+			inDesc = true
+			desc.WriteString(text)
+		}
+	}
+	if inDesc {
+		flush()
+	}
+	return nil
+}
+
+// readGzip reads a gzipped file, of 64 MB at the most once unpacked.
+func readGzip(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	z, err := gzip.NewReader(f)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	sc := bufio.NewScanner(z)
-	sc.Buffer(nil, 1<<22)
-	field := ""
-	var desc strings.Builder
-	inDesc := false
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, " ") {
-			field, _, _ = strings.Cut(line, ":")
-			inDesc = false
-			continue
-		}
-		switch {
-		case field == "Summary" && strings.HasPrefix(line, "  C: "):
-			c.text(line[5:])
-		case field == "Description" && strings.HasPrefix(line, "  C: "):
-			inDesc = true
-			desc.Reset()
-			desc.WriteString(line[5:])
-		case field == "Description" && inDesc && strings.HasPrefix(line, "    "):
-			desc.WriteString(" " + strings.TrimSpace(line))
-		case field == "Description" && inDesc:
-			inDesc = false
-		}
-		if field == "Description" && !inDesc && desc.Len() > 0 {
-			c.text(dep11Markup.Replace(strings.TrimPrefix(desc.String(), ">-")))
-			desc.Reset()
-		}
-	}
-	return sc.Err()
+	return io.ReadAll(io.LimitReader(z, 64<<20))
 }
 
 var dep11Markup = strings.NewReplacer("<p>", "\n\n", "</p>", "\n\n", "<li>", "\n\n", "</li>", "\n\n", "<ul>", "", "</ul>", "", "<ol>", "", "</ol>", "", "<em>", "", "</em>", "", "<code>", "", "</code>", "")
@@ -278,18 +289,9 @@ var troffEscape = regexp.MustCompile(`\\(f(\[[^]]*\]|\(..|.)|s[-+]?\d+|\(..|\[[^
 // readMan reads one gzipped manual page's prose: its text lines and the text of its font and
 // heading requests; every other request, and a paragraph or heading, ends a sentence.
 func readMan(c *cooccur, file string) error {
-	f, err := os.Open(file)
+	b, err := readGzip(file)
 	if err != nil {
 		return err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil // not gzip: a link or a stray file
-	}
-	b, err := io.ReadAll(io.LimitReader(z, 4<<20))
-	if err != nil {
-		return nil
 	}
 	var para strings.Builder
 	flush := func() {
