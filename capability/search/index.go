@@ -30,7 +30,8 @@ const (
 )
 
 // Index is the ranked-retrieval index of one family: for every term, the documents that hold
-// it with the term's weighted frequency there, and each document's weighted length (of its id, name and description: Build says why not its arguments).
+// it with the term's weighted frequency there, and each document's weighted length (of its id,
+// name and description: Build says why not its arguments).
 type Index struct {
 	n      int
 	lens   []float32 // weighted length per document
