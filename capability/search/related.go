@@ -32,9 +32,10 @@ import (
 // relatedTable is one line per stem, sorted: "stem close... | loose... | synonyms... | near...",
 // every word as Words gives it, kept by the related word: close are the words of which the stem
 // is a close word, loose those of which it is a loose word, synonyms its own close words, near its
-// distributional neighbours and the words of which it is one (neither close nor loose). A word's close words
-// are the synonyms and derived forms of its most frequent senses and of the hand-written software
-// vocabulary; its loose words are the words of those senses' definitions and phrases.
+// distributional neighbours and the words of which it is one (neither close nor loose). A word's
+// close words are the synonyms, derived forms and (of an adjective) similar words of its most
+// frequent senses and the hand-written software vocabulary; its loose words are the words of
+// those senses' definitions and phrases.
 //
 //go:embed related.txt
 var relatedTable string

@@ -10,8 +10,9 @@ package search
 //
 // A word (a single-word lemma of any part of speech) takes its first senses only (WordNet's index
 // lists them by how often they were tagged in its corpus: a word's rare senses are where its noise
-// is, "folder" a shepherd). Of each sense: close, the sense's other single-word lemmas and the
-// lemmas derived from the word (monitor: supervise; surveillance); loose, the words of the sense's
+// is, "folder" a shepherd). Of each sense: close, the sense's other single-word lemmas, the
+// lemmas derived from the word (monitor: supervise; surveillance) and, of an adjective, those of
+// the senses WordNet gives as similar (small: tiny, little); loose, the words of the sense's
 // definition without its examples and of its phrases (monitor: keep, tab, eye, surveil). A
 // definition's word found in more than one definition in 200 ("person", "something") says nothing
 // and is left out. Broader terms (hypernyms) were measured and left out: they changed no query's
@@ -187,6 +188,17 @@ func generateRelated(dir, hand, distrib string, senses int) ([]byte, error) {
 					t := syn[p.target]
 					if t == nil {
 						continue
+					}
+					// an adjective's similar senses (WordNet's clusters: tiny, small; done,
+					// finished, completed)
+					if p.sym == "&" {
+						for _, w := range t.words {
+							if isWord(w) {
+								if st := stemOf(w); st != "" {
+									close.link(key, st)
+								}
+							}
+						}
 					}
 					// a derived form of this word (or of the whole sense)
 					if p.sym == "+" && (p.src == me || p.src == 0) && p.dst > 0 && p.dst <= len(t.words) {

@@ -50,6 +50,8 @@ func TestRelatedTable(t *testing.T) {
 		{"folder", "directory"}, // the hand-written table
 		{"repo", "repository"},
 		{"repository", "repo"},
+		{"tiny", "small"}, // an adjective's similar senses
+		{"done", "finished"},
 	} {
 		w, s := Words(tt.word)[0], Words(tt.want)[0]
 		if !slices.Contains(synonyms(w), s) {
