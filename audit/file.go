@@ -61,16 +61,28 @@ func checkFile(path string) error {
 // With reserve > 0 the line is written only once the file holds, allocated past its end, room
 // for it and reserve bytes more (reserveAfter): what follows can then be written even if the
 // file system fills meanwhile.
+//
+// The file is the one at path when the record is written: a file renamed away (rotated) or
+// replaced gets no more records, the next goes to the new one (kept.file).
 func appendLine(path string, line []byte, sync bool, reserve int64) (err error) {
-	fd, readable, err := openAppend(path)
+	k := keptFor(path)
+	defer k.mu.Unlock()
+	fd, readable, err := k.file(path)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		// close releases the lock; on some file systems (NFS) it is also
-		// where a failed write is reported.
-		if cerr := unix.Close(fd); cerr != nil && err == nil {
-			err = &fs.PathError{Op: "close", Path: path, Err: cerr}
+		if err != nil || !k.keep {
+			// close releases the lock; on some file systems (NFS) it is also where a failed
+			// write is reported, so a file there is never kept open (keepable).
+			if cerr := k.drop(); cerr != nil && err == nil {
+				err = &fs.PathError{Op: "close", Path: path, Err: cerr}
+			}
+			return
+		}
+		if _, uerr := retryEINTR(func() (int, error) { return 0, unix.Flock(fd, unix.LOCK_UN) }); uerr != nil {
+			k.drop()
+			err = &fs.PathError{Op: "unlock", Path: path, Err: uerr}
 		}
 	}()
 	if _, err := retryEINTR(func() (int, error) { return 0, unix.Flock(fd, unix.LOCK_EX) }); err != nil {
@@ -81,14 +93,17 @@ func appendLine(path string, line []byte, sync bool, reserve int64) (err error) 
 		return &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	size := st.Size
-	if readable && size > 0 {
-		// A line left without its newline (a writer killed mid-write, or a
-		// truncation that failed) must not swallow the start of ours.
+	if readable && size > 0 && size != k.end {
+		// A line left without its newline (a writer killed mid-write, or a truncation that
+		// failed) must not swallow the start of ours. A file that ends where this process's
+		// last line to it ended, which held the lock until it ended with a newline, needs no
+		// look.
 		var last [1]byte
 		if n, err := unix.Pread(fd, last[:], size-1); err == nil && n == 1 && last[0] != '\n' {
 			line = append([]byte{'\n'}, line...)
 		}
 	}
+	k.end = -1
 	if reserve > 0 {
 		if err := reserveAfter(fd, &st, int64(len(line))+reserve); err != nil {
 			return &fs.PathError{Op: "reserve", Path: path, Err: err}
@@ -96,6 +111,7 @@ func appendLine(path string, line []byte, sync bool, reserve int64) (err error) 
 	}
 	n, err := retryEINTR(func() (int, error) { return unix.Write(fd, line) })
 	if err == nil && n == len(line) {
+		k.end = size + int64(n)
 		if sync {
 			if _, err := retryEINTR(func() (int, error) { return 0, unix.Fdatasync(fd) }); err != nil {
 				return &fs.PathError{Op: "sync", Path: path, Err: err}

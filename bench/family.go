@@ -256,18 +256,19 @@ func caseFaceSearch(ctx context.Context, w *world) []row {
 
 func caseFaceInvoke(ctx context.Context, w *world) []row {
 	const (
-		name, target = "spear_invoke of echo through spear-mcp vs a go-sdk server forwarding it, same warm provider (per call)", "ratio <= 1.25"
-		smallName    = "the same in a family of 10 (another warm spear-mcp session) vs that forwarding server"
-		floorName    = "spear_invoke through spear-mcp vs the floor (relay hop + two audit appends)"
-		floorFwdName = "the floor (forwarding server + relay hop + two audit appends) vs the forwarding server"
-		relayName    = "the forwarding server + relay hop only vs the forwarding server"
-		auditName    = "the forwarding server + two audit appends only vs the forwarding server"
-		ownName      = "the face running the provider itself (keep_providers 0: no keeper hop) vs the forwarding server (a run of their own)"
-		ownFloorName = "the face running the provider itself vs the floor (that run)"
-		brokerName   = "spear_invoke through spear-mcp, the provider shared (the broker's hop) vs the floor (that run)"
+		pairName, target = "spear_invoke of echo through spear-mcp vs the floor (a go-sdk server forwarding it + relay hop + two audit appends), the two alone, same warm provider (per call)", "ratio <= 1.25"
+		name             = "spear_invoke through spear-mcp vs a go-sdk server forwarding it (six sides)"
+		smallName        = "the same in a family of 10 (another warm spear-mcp session) vs that forwarding server"
+		floorName        = "spear_invoke through spear-mcp vs the floor (six sides, four of them fwdserver)"
+		floorFwdName     = "the floor (forwarding server + relay hop + two audit appends) vs the forwarding server"
+		relayName        = "the forwarding server + relay hop only vs the forwarding server"
+		auditName        = "the forwarding server + two audit appends only vs the forwarding server"
+		ownName          = "the face running the provider itself (keep_providers 0: no keeper hop) vs the forwarding server (a run of their own)"
+		ownFloorName     = "the face running the provider itself vs the floor (that run)"
+		brokerName       = "spear_invoke through spear-mcp, the provider shared (the broker's hop) vs the floor (that run)"
 	)
 	fail := func(err error) []row {
-		return []row{failed(name, target, err), failed(smallName, "reported", err), failed(floorName, target, err),
+		return []row{failed(pairName, target, err), failed(name, "reported", err), failed(smallName, "reported", err), failed(floorName, "reported", err),
 			failed(floorFwdName, "reported", err), failed(relayName, "reported", err), failed(auditName, "reported", err),
 			failed(ownName, "reported", err), failed(ownFloorName, "reported", err), failed(brokerName, "reported", err)}
 	}
@@ -310,6 +311,22 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 	if err != nil {
 		return fail(err)
 	}
+	// The judged pair, alone in its own alternation: in the six-side run above, four sides run
+	// fwdserver and two spear-mcp, and a side whose program the calls before it just ran finds
+	// its code and the kernel's paths warm; the face against the floor moves with that mix
+	// (docs/bench.md, face-invoke's sixth pass: 1.00-1.08 with three more faces beside, 1.46-1.53
+	// with three more fwdservers), so the target is judged with neither in company.
+	pair, err := faceRuns(ctx, w, h, w.runs(5), map[string]any{
+		"Servers": [][]string{{w.face}, fwdWith(append(relay, audit("floor-audit-pair.jsonl")...)...)},
+		"Env":     [][]string{h.env, h.env},
+		"Setup":   []any{describe(0)},
+		"Sides":   []any{echoCall("found"), fwdEcho(1)},
+		"Calls":   40,
+		"Shuffle": true,
+	})
+	if err != nil {
+		return fail(err)
+	}
 	// The same family in a turn without a keeper, whose face starts the provider itself (SPEC 12,
 	// "where none can be had"): the face's own work without the keeper's hop; and the same
 	// provider shared (SPEC 14), reached through the broker's hop. In a run of their own beside
@@ -346,18 +363,12 @@ func caseFaceInvoke(ctx context.Context, w *world) []row {
 		ownFloorRow = judge(ownFloorName, median(ownGot[1]), median(ownGot[3]), "ms", 0)
 		brokerRow = judge(brokerName, median(ownGot[2]), median(ownGot[3]), "ms", 0)
 	}
+	// Issue 26: the target is the floor with the hop (SPEC 12-14 put a hop on every call); the
+	// bare forwarding server is reported beside it.
 	face, fwd, floor := median(got[0]), median(got[1]), median(got[3])
-	r := judge(name, face, fwd, "ms", 1.25)
-	// The project's rule: a speed target that a floor measured side by side shows out of reach on
-	// this machine is judged against that floor. When the floor itself is over 1.25x the
-	// forwarding server in this run, this row is not failed: its verdict is the floor row's.
-	if r.holds == "no" && floor/fwd > 1.25 {
-		r.holds = "floor"
-		r.note = fmt.Sprintf("%s: out of reach on this machine: the floor (relay hop + two audit appends) is %.2fx the forwarding server in the same alternation, so the target is judged against the floor (row %q)",
-			name, floor/fwd, floorName)
-	}
-	return []row{r, judge(smallName, median(got[2]), fwd, "ms", 0),
-		judge(floorName, face, floor, "ms", 1.25), judge(floorFwdName, floor, fwd, "ms", 0),
+	return []row{judge(pairName, median(pair[0]), median(pair[1]), "ms", 1.25),
+		judge(name, face, fwd, "ms", 0), judge(smallName, median(got[2]), fwd, "ms", 0),
+		judge(floorName, face, floor, "ms", 0), judge(floorFwdName, floor, fwd, "ms", 0),
 		judge(relayName, median(got[4]), fwd, "ms", 0), judge(auditName, median(got[5]), fwd, "ms", 0), ownRow, ownFloorRow, brokerRow}
 }
 

@@ -18,7 +18,7 @@ func (r *Registry) ResolveProject(workspace string) (p *Project, resolved string
 	if !filepath.IsAbs(workspace) {
 		return nil, "", fmt.Sprintf("workspace %q is not absolute", workspace)
 	}
-	ws, err := filepath.EvalSymlinks(workspace)
+	ws, err := paths.Resolve(workspace)
 	if err != nil {
 		return nil, "", fmt.Sprintf("workspace cannot be resolved: %v", paths.UnwrapPath(err))
 	}
@@ -26,7 +26,10 @@ func (r *Registry) ResolveProject(workspace string) (p *Project, resolved string
 	bestRoot, tie := "", ""
 	for i := range r.Projects {
 		proj := &r.Projects[i]
-		root, err := filepath.EvalSymlinks(proj.Root)
+		root, err := ws, error(nil) // a workspace that is its project's root, as typed, is resolved once
+		if proj.Root != workspace {
+			root, err = paths.Resolve(proj.Root)
+		}
 		if err != nil || !within(root, ws) {
 			continue
 		}
@@ -119,7 +122,7 @@ func (r *Registry) decide(p *Provider, proj *Project, ws, task string) Decision 
 			return d
 		}
 	case ScopePath:
-		dir, err := filepath.EvalSymlinks(sc.Path)
+		dir, err := paths.Resolve(sc.Path)
 		if err != nil {
 			d.Reason = fmt.Sprintf("scope %s cannot be resolved: %v", sc, paths.UnwrapPath(err))
 			return d

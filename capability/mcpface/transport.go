@@ -82,7 +82,7 @@ func (c *lineConn) readLoop(in io.Reader, max int) {
 			if tooLong {
 				derr = fmt.Errorf("message over %d bytes", max)
 			} else {
-				msg, derr = jsonrpc.DecodeMessage(trimmed)
+				msg, derr = decodeMessage(trimmed)
 			}
 			if derr != nil {
 				if werr := c.writeParseError(derr); werr != nil {
