@@ -5,8 +5,9 @@ package search
 // distributional thesaurus of testdata/distrib.txt (distrib_gen_test.go) to related.txt, one line
 // per stem, "stem close... | loose... | synonyms... | near...", sorted, every word folded by Words
 // as queries are: the words of which the stem is a close or a loose word, its own close words, and
-// its distributional neighbours. `go generate` (or this test with -update-related) writes it; without the flag,
-// where WordNet is installed, the test checks that the committed table is what it gives.
+// its distributional neighbours. `go generate` (or this test with -update-related) writes it;
+// without the flag, where WordNet is installed, the test checks that the committed table is what
+// it gives.
 //
 // A word (a single-word lemma of any part of speech) takes its first senses only (WordNet's index
 // lists them by how often they were tagged in its corpus: a word's rare senses are where its noise
