@@ -17,7 +17,8 @@ package search
 // definition without its examples and of its phrases (monitor: keep, tab, eye, surveil). A
 // definition's word found in more than one definition in 200 ("person", "something") says nothing
 // and is left out. Broader terms (hypernyms) were measured and left out: they changed no query's
-// rank and took 0.9 MB.
+// rank and took 0.9 MB (with the similar adjectives in, they lost queries); so were WordNet's
+// other relations (docs/mcp.md, Quality).
 
 import (
 	"bufio"
