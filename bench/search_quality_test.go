@@ -81,11 +81,16 @@ func TestSearchQuality(t *testing.T) {
 	}{
 		{"../testdata/search/queries.json", 30, 90},
 		// The target is 92% (issue 27): synonyms took it from 54.7% to 66.0%, WordNet's related
-		// words (definitions, derived forms) to 79.2%; what is left is paraphrase that no
-		// dictionary bridges (docs/mcp.md, Quality).
-		{"../testdata/search/agent-queries.json", 40, 79},
-		// held out: written before the related words were tried, 64.0% -> 72.0% (docs/mcp.md)
-		{"../testdata/search/agent-queries-heldout.json", 20, 72},
+		// words (definitions, derived forms) to 79.2%, argument names out of a tool's length and
+		// "every" and the indefinite pronouns as stop words to 81.1%, a distributional thesaurus
+		// of software prose to 84.9%; what is left is paraphrase that no dictionary bridges
+		// (docs/mcp.md, Quality).
+		{"../testdata/search/agent-queries.json", 40, 84},
+		// held out: written before the related words were tried, 64.0% -> 72.0% -> 80.0% -> 84.0% -> 88.0% (docs/mcp.md)
+		{"../testdata/search/agent-queries-heldout.json", 20, 88},
+		// held out again: written before the distributional thesaurus and the ranking changes
+		// of its round were tried, committed with its baseline 23 of 46 (50.0%); 27 of 46 (58.7%) now (docs/mcp.md)
+		{"../testdata/search/agent-queries-heldout2.json", 30, 58},
 	} {
 		t.Run(filepath.Base(set.file), func(t *testing.T) {
 			qs := labelledQueries(t, set.file)

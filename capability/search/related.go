@@ -14,22 +14,28 @@ import (
 //   - a document's words stand, faintly, for the words related to them: a tool whose name says
 //     "monitor" is found by "surveillance" and "eye" (WordNet defines monitor as "keep tabs on;
 //     keep an eye on; keep under surveillance"), as if the document said them (its related
-//     term, matchRelated), weighted weightClose and weightLoose.
+//     term, matchRelated), weighted weightClose and weightLoose; and for the words software
+//     prose uses alike (a tool that says "rename" is found, faintly, by "move"), weighted
+//     weightNear.
 //
 // None of it is in the index: the kept index, its format, size and build time are what they were
 // (measured: added to the index at build time, the related words took the 10,000-tool family's
 // build from 40 to 95-165 ms of CPU and its index from 0.5 to 1.2-8.8 MB, for the same quality).
 //
 // The related words are WordNet 3.0's, reduced to related.txt (related_gen_test.go; docs/mcp.md
-// says where they came from, how they were measured and the licence, WORDNET-LICENSE).
+// says where they came from, how they were measured and the licence, WORDNET-LICENSE), and the
+// neighbours of a distributional thesaurus of software prose (distrib_gen_test.go,
+// testdata/distrib.txt).
 
 //go:generate go test -run TestRelatedTableGenerated -update-related .
 
-// relatedTable is one line per stem, sorted: "stem close... | loose... | synonyms...", every word
-// as Words gives it, kept by the related word: close are the words of which the stem is a close
-// word, loose those of which it is a loose word, synonyms its own close words. A word's close words
-// are the synonyms and derived forms of its most frequent senses and of the hand-written software
-// vocabulary; its loose words are the words of those senses' definitions and phrases.
+// relatedTable is one line per stem, sorted: "stem close... | loose... | synonyms... | near...",
+// every word as Words gives it, kept by the related word: close are the words of which the stem
+// is a close word, loose those of which it is a loose word, synonyms its own close words, near its
+// distributional neighbours and the words of which it is one (neither close nor loose). A word's
+// close words are the synonyms, derived forms and (of an adjective) similar words of its most
+// frequent senses and the hand-written software vocabulary; its loose words are the words of
+// those senses' definitions and phrases.
 //
 //go:embed related.txt
 var relatedTable string
@@ -39,6 +45,7 @@ const (
 	weightSynonym = 0.4  // a query word's synonym
 	weightClose   = 0.4  // a query word as a document word's close word
 	weightLoose   = 0.15 // a query word as a document word's loose word
+	weightNear    = 0.15 // a query word as a document word's distributional neighbour, as loose
 )
 
 // relatedMinTF is the least weighted frequency of a document's word that stands for its related
@@ -49,7 +56,7 @@ const relatedMinTF = weightArg
 
 // related returns stem's line of the table, by binary search over its lines: nothing is read or
 // built at start.
-func related(stem string) (close, loose, syn []string) {
+func related(stem string) (close, loose, syn, near []string) {
 	t := relatedTable
 	lo, hi := 0, len(t)
 	for lo < hi {
@@ -60,20 +67,21 @@ func related(stem string) (close, loose, syn []string) {
 		switch {
 		case key == stem:
 			c, rest, _ := strings.Cut(rest, "|")
-			l, syn, _ := strings.Cut(rest, "|")
-			return strings.Fields(c), strings.Fields(l), strings.Fields(syn)
+			l, rest, _ := strings.Cut(rest, "|")
+			syn, near, _ := strings.Cut(rest, "|")
+			return strings.Fields(c), strings.Fields(l), strings.Fields(syn), strings.Fields(near)
 		case key < stem:
 			lo = end + 1
 		default:
 			hi = start
 		}
 	}
-	return nil, nil, nil
+	return nil, nil, nil, nil
 }
 
 // synonyms returns stem's own close words.
 func synonyms(stem string) []string {
-	_, _, syn := related(stem)
+	_, _, syn, _ := related(stem)
 	return syn
 }
 
@@ -106,7 +114,7 @@ func (ix *Index) relatedPostings(word string) []posting {
 		ix.relTF = make([]float32, ix.n)
 		ix.related = map[string][]posting{}
 	}
-	close, loose, _ := related(word)
+	close, loose, _, near := related(word)
 	var docs []int32
 	if t, ok := slices.BinarySearch(ix.terms, word); ok {
 		for _, p := range ix.postings(t) {
@@ -115,8 +123,8 @@ func (ix *Index) relatedPostings(word string) []posting {
 		}
 	}
 	says := len(docs)
-	for tier, ws := range [2][]string{close, loose} {
-		weight := [2]float32{weightClose, weightLoose}[tier]
+	for tier, ws := range [3][]string{close, loose, near} {
+		weight := [3]float32{weightClose, weightLoose, weightNear}[tier]
 		for _, w := range ws {
 			t, ok := slices.BinarySearch(ix.terms, w)
 			if !ok {

@@ -1,19 +1,24 @@
 package search
 
 // The related-words table's generator: it reduces WordNet 3.0 (Debian's wordnet-base,
-// /usr/share/wordnet) and the hand-written software vocabulary of testdata/software.txt to
-// related.txt, one line per stem, "stem close... | loose...", sorted, every word folded by Words
-// as queries are: the words of which the stem is a close or a loose word. `go generate` (or this test with -update-related) writes it; without the flag,
-// where WordNet is installed, the test checks that the committed table is what it gives.
+// /usr/share/wordnet), the hand-written software vocabulary of testdata/software.txt and the
+// distributional thesaurus of testdata/distrib.txt (distrib_gen_test.go) to related.txt, one line
+// per stem, "stem close... | loose... | synonyms... | near...", sorted, every word folded by Words
+// as queries are: the words of which the stem is a close or a loose word, its own close words, and
+// its distributional neighbours. `go generate` (or this test with -update-related) writes it;
+// without the flag, where WordNet is installed, the test checks that the committed table is what
+// it gives.
 //
 // A word (a single-word lemma of any part of speech) takes its first senses only (WordNet's index
 // lists them by how often they were tagged in its corpus: a word's rare senses are where its noise
-// is, "folder" a shepherd). Of each sense: close, the sense's other single-word lemmas and the
-// lemmas derived from the word (monitor: supervise; surveillance); loose, the words of the sense's
+// is, "folder" a shepherd). Of each sense: close, the sense's other single-word lemmas, the
+// lemmas derived from the word (monitor: supervise; surveillance) and, of an adjective, those of
+// the senses WordNet gives as similar (small: tiny, little); loose, the words of the sense's
 // definition without its examples and of its phrases (monitor: keep, tab, eye, surveil). A
 // definition's word found in more than one definition in 200 ("person", "something") says nothing
 // and is left out. Broader terms (hypernyms) were measured and left out: they changed no query's
-// rank and took 0.9 MB.
+// rank and took 0.9 MB (with the similar adjectives in, they lost queries); so were WordNet's
+// other relations (docs/mcp.md, Quality).
 
 import (
 	"bufio"
@@ -29,7 +34,7 @@ import (
 	"testing"
 )
 
-var updateRelated = flag.Bool("update-related", false, "rewrite related.txt from WordNet and testdata/software.txt")
+var updateRelated = flag.Bool("update-related", false, "rewrite related.txt from WordNet, testdata/software.txt and testdata/distrib.txt")
 
 // relatedSenses is how many of a word's senses, most frequent first, give it related words.
 const relatedSenses = 3
@@ -45,7 +50,7 @@ func TestRelatedTableGenerated(t *testing.T) {
 		}
 		t.Skipf("WordNet is not installed (wordnet-base): %v", err)
 	}
-	got, err := generateRelated(wordNetDir, "testdata/software.txt", relatedSenses)
+	got, err := generateRelated(wordNetDir, "testdata/software.txt", "testdata/distrib.txt", relatedSenses)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +61,7 @@ func TestRelatedTableGenerated(t *testing.T) {
 		return
 	}
 	if string(got) != relatedTable {
-		t.Error("related.txt is not what WordNet and testdata/software.txt give (go generate)")
+		t.Error("related.txt is not what WordNet, testdata/software.txt and testdata/distrib.txt give (go generate)")
 	}
 }
 
@@ -132,7 +137,7 @@ func posLetter(p string) string {
 	return p
 }
 
-func generateRelated(dir, hand string, senses int) ([]byte, error) {
+func generateRelated(dir, hand, distrib string, senses int) ([]byte, error) {
 	syn := map[string]*wnSynset{}
 	for _, pos := range []string{"noun", "verb", "adj", "adv"} {
 		if err := readData(dir, pos, syn); err != nil {
@@ -186,6 +191,17 @@ func generateRelated(dir, hand string, senses int) ([]byte, error) {
 					if t == nil {
 						continue
 					}
+					// an adjective's similar senses (WordNet's clusters: tiny, small; done,
+					// finished, completed)
+					if p.sym == "&" {
+						for _, w := range t.words {
+							if isWord(w) {
+								if st := stemOf(w); st != "" {
+									close.link(key, st)
+								}
+							}
+						}
+					}
 					// a derived form of this word (or of the whole sense)
 					if p.sym == "+" && (p.src == me || p.src == 0) && p.dst > 0 && p.dst <= len(t.words) {
 						if w := t.words[p.dst-1]; isWord(w) {
@@ -205,13 +221,18 @@ func generateRelated(dir, hand string, senses int) ([]byte, error) {
 	if err := readHand(close, hand); err != nil {
 		return nil, err
 	}
+	near, err := readNear(distrib)
+	if err != nil {
+		return nil, err
+	}
 	// The table is kept the other way round, by the related word: a query's word finds in one
 	// look-up the words whose related words hold it (the words of the family a query reaches).
-	// A query's word's synonyms are its own close words, the third field.
+	// A query's word's synonyms are its own close words, the third field. The distributional
+	// neighbours, the fourth, are linked both ways: no inverse is needed.
 	synonymsOf := close
 	close, loose = close.inverse(), loose.inverse()
 	keys := make([]string, 0, len(close)+len(loose))
-	for _, t := range []table{close, loose, synonymsOf} {
+	for _, t := range []table{close, loose, synonymsOf, near} {
 		for k := range t {
 			keys = append(keys, k)
 		}
@@ -220,7 +241,7 @@ func generateRelated(dir, hand string, senses int) ([]byte, error) {
 	keys = slices.Compact(keys)
 	var b bytes.Buffer
 	for _, k := range keys {
-		var c, l []string
+		var c, l, n []string
 		for w := range close[k] {
 			c = append(c, w)
 		}
@@ -229,19 +250,26 @@ func generateRelated(dir, hand string, senses int) ([]byte, error) {
 				l = append(l, w)
 			}
 		}
+		for w := range near[k] {
+			if !close[k][w] && !loose[k][w] && !synonymsOf[k][w] {
+				n = append(n, w)
+			}
+		}
+		syn := slices.Sorted(maps.Keys(synonymsOf[k]))
+		if len(c)+len(l)+len(n)+len(syn) == 0 {
+			continue
+		}
 		slices.Sort(c)
 		slices.Sort(l)
+		slices.Sort(n)
 		b.WriteString(k)
-		for _, w := range c {
-			b.WriteString(" " + w)
-		}
-		b.WriteString(" |")
-		for _, w := range l {
-			b.WriteString(" " + w)
-		}
-		b.WriteString(" |")
-		for _, w := range slices.Sorted(maps.Keys(synonymsOf[k])) {
-			b.WriteString(" " + w)
+		for i, ws := range [][]string{c, l, syn, n} {
+			if i > 0 {
+				b.WriteString(" |")
+			}
+			for _, w := range ws {
+				b.WriteString(" " + w)
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -295,6 +323,27 @@ func isWord(w string) bool {
 		}
 	}
 	return len(w) >= 2
+}
+
+// readNear reads the distributional thesaurus (distrib_gen_test.go), linking each word with its
+// neighbours both ways.
+func readNear(file string) (table, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	t := table{}
+	for i, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		fs := strings.Fields(line)
+		if len(fs) < 2 {
+			return nil, fmt.Errorf("%s:%d: want a word and its neighbours", file, i+1)
+		}
+		for _, w := range fs[1:] {
+			t.link(fs[0], w)
+			t.link(w, fs[0])
+		}
+	}
+	return t, nil
 }
 
 // readHand links every word of each line of the hand-written table with every other.

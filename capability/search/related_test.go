@@ -8,7 +8,8 @@ import (
 )
 
 // The table is what related's binary search needs: one line per key, sorted, each key once,
-// "key close... | loose...", every word as Words gives it, a newline at the end.
+// "key close... | loose... | synonyms... | near...", every word as Words gives it, a newline at
+// the end.
 func TestRelatedTable(t *testing.T) {
 	t.Parallel()
 	if !strings.HasSuffix(relatedTable, "\n") {
@@ -24,21 +25,22 @@ func TestRelatedTable(t *testing.T) {
 				bars = append(bars, k)
 			}
 		}
-		if len(f) < 4 || len(bars) != 2 || bars[0] < 1 || strings.Join(f, " ") != l {
-			t.Fatalf("line %d %q: want a key, the words it is close to, |, those it is loosely related to, |, its synonyms, one space apart", i+1, l)
+		if len(f) < 5 || len(bars) != 3 || bars[0] < 1 || strings.Join(f, " ") != l {
+			t.Fatalf("line %d %q: want a key, the words it is close to, |, those it is loosely related to, |, its synonyms, |, its neighbours, one space apart", i+1, l)
 		}
 		if f[0] <= prev {
 			t.Fatalf("line %d: key %q after %q", i+1, f[0], prev)
 		}
 		prev = f[0]
-		close, loose, syn := f[1:bars[0]], f[bars[0]+1:bars[1]], f[bars[1]+1:]
-		if len(close)+len(loose)+len(syn) == 0 || slices.Contains(f[1:], f[0]) || slices.ContainsFunc(loose, func(w string) bool { return slices.Contains(close, w) }) {
-			t.Fatalf("line %d %q: no word, the key again, or a close word among the loose ones", i+1, l)
+		close, loose, syn, near := f[1:bars[0]], f[bars[0]+1:bars[1]], f[bars[1]+1:bars[2]], f[bars[2]+1:]
+		if len(close)+len(loose)+len(syn)+len(near) == 0 || slices.Contains(f[1:], f[0]) || slices.ContainsFunc(loose, func(w string) bool { return slices.Contains(close, w) }) ||
+			slices.ContainsFunc(near, func(w string) bool { return slices.Contains(close, w) || slices.Contains(loose, w) }) {
+			t.Fatalf("line %d %q: no word, the key again, or a close word among the loose ones or either among the neighbours", i+1, l)
 		}
 		if i%97 == 0 || i == len(lines)-1 { // every key is found; a sample keeps this quick
-			c, lo, sy := related(f[0])
-			if !slices.Equal(c, close) || !slices.Equal(lo, loose) || !slices.Equal(sy, syn) || !slices.Equal(synonyms(f[0]), syn) {
-				t.Fatalf("related(%q) = %q, %q, %q, want %q, %q, %q", f[0], c, lo, sy, close, loose, syn)
+			c, lo, sy, ne := related(f[0])
+			if !slices.Equal(c, close) || !slices.Equal(lo, loose) || !slices.Equal(sy, syn) || !slices.Equal(ne, near) || !slices.Equal(synonyms(f[0]), syn) {
+				t.Fatalf("related(%q) = %q, %q, %q, %q, want %q, %q, %q, %q", f[0], c, lo, sy, ne, close, loose, syn, near)
 			}
 		}
 	}
@@ -48,6 +50,8 @@ func TestRelatedTable(t *testing.T) {
 		{"folder", "directory"}, // the hand-written table
 		{"repo", "repository"},
 		{"repository", "repo"},
+		{"tiny", "small"}, // an adjective's similar senses
+		{"done", "finished"},
 	} {
 		w, s := Words(tt.word)[0], Words(tt.want)[0]
 		if !slices.Contains(synonyms(w), s) {
@@ -133,5 +137,23 @@ func TestRankRelated(t *testing.T) {
 		if got := ids(docs, ix.Rank(tt.query)); !slices.Equal(got, tt.want) {
 			t.Errorf("Rank(%q) = %q, want %q", tt.query, got, tt.want)
 		}
+	}
+}
+
+// A document's word stands, faintly, for its distributional neighbours (testdata/distrib.txt):
+// software prose uses "wildcard" and "glob" alike, which WordNet does not link.
+func TestRankNeighbours(t *testing.T) {
+	t.Parallel()
+	docs := []Doc{
+		{ID: "fs/glob", Name: "glob", Description: "Expands into the paths it matches."},
+		{ID: "fs/stat", Name: "stat", Description: "Describes one path."},
+	}
+	ix := Build(docs)
+	if got := ids(docs, ix.Rank("wildcard")); !slices.Equal(got, []string{"fs/glob"}) {
+		t.Errorf("Rank(wildcard) = %q, want fs/glob", got)
+	}
+	_, _, _, near := related("wildcard")
+	if !slices.Contains(near, "glob") {
+		t.Errorf("wildcard's neighbours %q, want glob among them", near)
 	}
 }

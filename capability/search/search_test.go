@@ -26,6 +26,7 @@ func TestWords(t *testing.T) {
 		{"données Über", []string{"données", "über"}},
 		{"", nil},
 		{"the of a", nil},
+		{"every page, everything", []string{"page"}},
 	}
 	for _, tt := range tests {
 		if got := Words(tt.in); !reflect.DeepEqual(got, tt.want) {
@@ -36,8 +37,8 @@ func TestWords(t *testing.T) {
 
 func family() []Doc {
 	return []Doc{
-		{ID: "fs/move_file", Name: "move_file", Description: "Move or rename files.", Args: []string{"source", "destination"}},
-		{ID: "fs/read_file", Name: "read_file", Description: "Read a file as text.", Args: []string{"path"}},
+		{ID: "fs/move_file", Name: "move_file", Description: "Move or rename files and directories in one step.", Args: []string{"source", "destination"}},
+		{ID: "fs/read_file", Name: "read_file", Description: "Read a whole file as text.", Args: []string{"path"}},
 		{ID: "notes/a", Name: "a", Description: "Same words."},
 		{ID: "notes/b", Name: "b", Description: "Same words."},
 		{ID: "notes/c", Name: "c", Description: "Same words."},
@@ -66,13 +67,36 @@ func TestRank(t *testing.T) {
 		{"file", []string{"fs/read_file", "fs/move_file"}}, // both in name and prose: the shorter first
 		{"words", []string{"notes/a", "notes/b", "notes/c"}},
 		{"text query", []string{"notes/search", "fs/read_file"}},
-		{"nothing matches", nil},
+		{"xyzzy plugh", nil},
 		{"the", nil},
 	}
 	for _, tt := range tests {
 		if got := ids(docs, ix.Rank(tt.query)); !ranksFirst(got, tt.want) {
 			t.Errorf("Rank(%q) = %q, want %q first", tt.query, got, tt.want)
 		}
+	}
+}
+
+// A tool's argument names are matched but do not lengthen it: a tool of many options scores
+// a word of its name as one of none does.
+func TestArgsDoNotLengthen(t *testing.T) {
+	t.Parallel()
+	var many []string
+	for i := range 30 {
+		many = append(many, fmt.Sprintf("option%d", i))
+	}
+	docs := []Doc{
+		{ID: "p/fetch", Name: "fetch", Description: "Fetches a page.", Args: many},
+		{ID: "q/fetch", Name: "fetch", Description: "Fetches a page."},
+		{ID: "c/other", Name: "other", Description: "Something else.", Args: []string{"page"}},
+	}
+	ix := Build(docs)
+	hits := ix.Rank("fetch")
+	if len(hits) != 2 || hits[0].Score != hits[1].Score {
+		t.Errorf("Rank(fetch) = %v, want p/fetch and q/fetch scored alike", hits)
+	}
+	if got := ids(docs, ix.Rank("option7")); !slices.Equal(got, []string{"p/fetch"}) {
+		t.Errorf("Rank(option7) = %q, want the argument matched", got)
 	}
 }
 

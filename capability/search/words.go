@@ -130,19 +130,21 @@ func eachPart(s string, f func(string)) {
 
 // isStopWord says whether w carries no meaning of its own in a tool's description or a
 // query: Snowball's English stop list (with the parts of its contractions, as eachPart cuts
-// them) and a few more ("can", "will", "without"). A switch, not a map: nothing is initialised at start, which every spear-shell -c
+// them) and a few more ("can", "will", "without"; "every" and the indefinite pronouns, of the
+// class of Snowball's "all", "each", "any" and "some": an agent's "every page", "dump
+// everything" names no thing). A switch, not a map: nothing is initialised at start, which every spear-shell -c
 // command would pay before its fast path runs (docs/layout.md).
 func isStopWord(w string) bool {
 	switch w {
-	case "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
+	case "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "anyone", "anything", "are",
 		"aren", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
 		"but", "by", "can", "cannot", "could", "couldn", "d", "did", "didn", "do", "does", "doesn",
-		"doing", "don", "down", "during", "each", "few", "for", "from", "further", "had", "hadn", "has",
+		"doing", "don", "down", "during", "each", "every", "everyone", "everything", "few", "for", "from", "further", "had", "hadn", "has",
 		"hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him", "himself",
 		"his", "how", "i", "if", "in", "into", "is", "isn", "it", "its", "itself", "let", "ll", "m",
-		"me", "more", "most", "mustn", "my", "myself", "no", "nor", "not", "of", "off", "on", "once",
+		"me", "more", "most", "mustn", "my", "myself", "no", "nor", "not", "nothing", "of", "off", "on", "once",
 		"only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "re", "s",
-		"same", "shan", "she", "should", "shouldn", "so", "some", "such", "t", "than", "that", "the",
+		"same", "shan", "she", "should", "shouldn", "so", "some", "someone", "something", "such", "t", "than", "that", "the",
 		"their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
 		"through", "to", "too", "under", "until", "up", "ve", "very", "was", "wasn", "we", "were",
 		"weren", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with",
