@@ -49,8 +49,14 @@ type Index struct {
 
 	wordScores []float64 // one query word's scores by document (its own or a synonym's), all zero between words
 	touched    []int32   // the documents wordScores holds, kept for the next word's
+	hits       []Hit     // score's answer, kept for the next query's (Rank and Page copy what they return)
+
+	// impacts holds, by term, each document's BM25 score for it (weight 1), made from the
+	// decoded postings once a query needed them: a query then multiplies, where it divided.
+	impacts [][]impact
 
 	related map[string][]posting // by query word, its related term's postings (related.go), once a query needed them
+	relImp  map[string][]impact  // and their scores
 	relTF   []float32            // scratch space of relatedPostings, all zero between words
 }
 
@@ -160,6 +166,24 @@ func (ix *Index) decode(t int) []posting {
 	return out
 }
 
+// impact is a document's BM25 score for one term, at weight 1.
+type impact struct {
+	doc int32
+	s   float64
+}
+
+// impactsOf returns the scores of ps, the postings of a term held by as many documents: its
+// idf times BM25's saturated, length-normalised frequency, as match scores them.
+func (ix *Index) impactsOf(ps []posting) []impact {
+	idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+	out := make([]impact, len(ps))
+	for i, p := range ps {
+		tf := float64(p.tf)
+		out[i] = impact{p.doc, idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])}
+	}
+	return out
+}
+
 // Len is the number of documents indexed.
 func (ix *Index) Len() int { return ix.n }
 
@@ -172,7 +196,7 @@ type Hit struct {
 // Rank returns every document that holds any word of query, best first, ties by position.
 // A query with no word (only stop words or punctuation) matches nothing.
 func (ix *Index) Rank(query string) []Hit {
-	hits := ix.score(Words(query))
+	hits := slices.Clone(ix.score(Words(query)))
 	slices.SortFunc(hits, better)
 	return hits
 }
@@ -222,12 +246,12 @@ func (ix *Index) score(words []string) []Hit {
 		}
 		ix.touched = touched
 	}
-	hits := make([]Hit, len(matched))
-	for i, d := range matched {
-		hits[i] = Hit{int(d), scores[d]}
+	hits := ix.hits[:0]
+	for _, d := range matched {
+		hits = append(hits, Hit{int(d), scores[d]})
 		scores[d] = 0
 	}
-	ix.matched = matched
+	ix.matched, ix.hits = matched, hits
 	return hits
 }
 
@@ -241,11 +265,14 @@ func (ix *Index) match(term string, weight float64, touched *[]int32) {
 	if !ok {
 		return
 	}
-	ps := ix.postings(t)
-	idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
-	for _, p := range ps {
-		tf := float64(p.tf)
-		s := weight * idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])
+	if ix.impacts == nil {
+		ix.impacts = make([][]impact, len(ix.terms))
+	}
+	if ix.impacts[t] == nil {
+		ix.impacts[t] = ix.impactsOf(ix.postings(t))
+	}
+	for _, p := range ix.impacts[t] {
+		s := weight * p.s
 		if ix.wordScores[p.doc] == 0 {
 			*touched = append(*touched, p.doc)
 		}

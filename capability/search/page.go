@@ -61,7 +61,7 @@ func (ix *Index) Page(query string, limit int, cursor, salt string, keep func(do
 	}
 	end := min(start+limit, matched)
 	top := best(hits, end)
-	p := Page{Hits: top[start:end], First: start, Matched: matched}
+	p := Page{Hits: slices.Clone(top[start:end]), First: start, Matched: matched}
 	if end < matched {
 		p.Next = makeCursor(end, words, salt)
 	}

@@ -2,7 +2,6 @@ package search
 
 import (
 	_ "embed"
-	"math"
 	"slices"
 	"strings"
 )
@@ -91,11 +90,16 @@ func synonyms(stem string) []string {
 // weight) times the relation's weight; its idf is its own (the documents that hold it). A
 // document that says word itself does not hold it: it scores word by its own match.
 func (ix *Index) matchRelated(word string, touched *[]int32) {
-	ps := ix.relatedPostings(word)
-	idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
-	for _, p := range ps {
-		tf := float64(p.tf)
-		s := idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])
+	imps, ok := ix.relImp[word]
+	if !ok {
+		if ix.relImp == nil {
+			ix.relImp = map[string][]impact{}
+		}
+		imps = ix.impactsOf(ix.relatedPostings(word))
+		ix.relImp[word] = imps
+	}
+	for _, p := range imps {
+		s := p.s
 		if ix.wordScores[p.doc] == 0 {
 			*touched = append(*touched, p.doc)
 		}
