@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/spear-shell/spear-shell/policy/paths"
@@ -30,7 +31,7 @@ type SkippedPrompt struct {
 // maxPromptFile bounds one prompt file: prompts go into a model's context whole.
 const maxPromptFile = 1 << 20
 
-var promptName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+var promptName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`) })
 
 // LoadPrompts reads every *.md file of dirs (in order; the first of two files with one name
 // wins, the second is skipped). A directory that cannot be read is one skip.
@@ -94,7 +95,7 @@ func (e *turnEnv) trustedPrompts(dirs []string) ([]Prompt, []SkippedPrompt) {
 
 func readPrompt(path string) (Prompt, error) {
 	p := Prompt{Name: strings.TrimSuffix(filepath.Base(path), ".md"), Path: path}
-	if !promptName.MatchString(p.Name) {
+	if !promptName().MatchString(p.Name) {
 		return p, fmt.Errorf("its name %q is not [A-Za-z0-9][A-Za-z0-9_.-]{0,127}", p.Name)
 	}
 	fi, err := os.Stat(path)

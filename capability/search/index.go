@@ -52,12 +52,15 @@ type Index struct {
 	hits       []Hit     // score's answer, kept for the next query's (Rank and Page copy what they return)
 
 	// impacts holds, by term, each document's BM25 score for it (weight 1), made from the
-	// decoded postings once a query needed them: a query then multiplies, where it divided.
+	// decoded postings and kept once a second query needed them (a -c answer queries once):
+	// a query then multiplies, where it divided.
 	impacts [][]impact
+	used    []bool   // by term: a query needed its impacts once
+	scratch []impact // a term's impacts used once, not kept
 
-	related map[string][]posting // by query word, its related term's postings (related.go), once a query needed them
-	relImp  map[string][]impact  // and their scores
-	relTF   []float32            // scratch space of relatedPostings, all zero between words
+	related map[string][]posting   // by query word, its related term's postings (related.go), once a query needed them
+	relImp  map[string]*relImpacts // and their scores
+	relTF   []float32              // scratch space of relatedPostings, all zero between words
 }
 
 type posting struct {
@@ -172,16 +175,30 @@ type impact struct {
 	s   float64
 }
 
-// impactsOf returns the scores of ps, the postings of a term held by as many documents: its
-// idf times BM25's saturated, length-normalised frequency, as match scores them.
-func (ix *Index) impactsOf(ps []posting) []impact {
+// impactsOf appends to out the scores of ps, the postings of a term held by as many documents:
+// its idf times BM25's saturated, length-normalised frequency, as match scores them.
+func (ix *Index) impactsOf(out []impact, ps []posting) []impact {
 	idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
-	out := make([]impact, len(ps))
-	for i, p := range ps {
+	for _, p := range ps {
 		tf := float64(p.tf)
-		out[i] = impact{p.doc, idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])}
+		out = append(out, impact{p.doc, idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])})
 	}
 	return out
+}
+
+// impactsFor returns the impacts of postings ps: kept (in *kept) from their second use on, in
+// scratch space the first time (*used says it was).
+func (ix *Index) impactsFor(ps []posting, kept *[]impact, used *bool) []impact {
+	switch {
+	case *kept != nil:
+	case *used:
+		*kept = ix.impactsOf(make([]impact, 0, len(ps)), ps)
+	default:
+		*used = true
+		ix.scratch = ix.impactsOf(ix.scratch[:0], ps)
+		return ix.scratch
+	}
+	return *kept
 }
 
 // Len is the number of documents indexed.
@@ -266,12 +283,9 @@ func (ix *Index) match(term string, weight float64, touched *[]int32) {
 		return
 	}
 	if ix.impacts == nil {
-		ix.impacts = make([][]impact, len(ix.terms))
+		ix.impacts, ix.used = make([][]impact, len(ix.terms)), make([]bool, len(ix.terms))
 	}
-	if ix.impacts[t] == nil {
-		ix.impacts[t] = ix.impactsOf(ix.postings(t))
-	}
-	for _, p := range ix.impacts[t] {
+	for _, p := range ix.impactsFor(ix.postings(t), &ix.impacts[t], &ix.used[t]) {
 		s := weight * p.s
 		if ix.wordScores[p.doc] == 0 {
 			*touched = append(*touched, p.doc)

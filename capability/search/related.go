@@ -90,15 +90,15 @@ func synonyms(stem string) []string {
 // weight) times the relation's weight; its idf is its own (the documents that hold it). A
 // document that says word itself does not hold it: it scores word by its own match.
 func (ix *Index) matchRelated(word string, touched *[]int32) {
-	imps, ok := ix.relImp[word]
-	if !ok {
-		if ix.relImp == nil {
-			ix.relImp = map[string][]impact{}
-		}
-		imps = ix.impactsOf(ix.relatedPostings(word))
-		ix.relImp[word] = imps
+	if ix.relImp == nil {
+		ix.relImp = map[string]*relImpacts{}
 	}
-	for _, p := range imps {
+	ri := ix.relImp[word]
+	if ri == nil {
+		ri = &relImpacts{}
+		ix.relImp[word] = ri
+	}
+	for _, p := range ix.impactsFor(ix.relatedPostings(word), &ri.kept, &ri.used) {
 		s := p.s
 		if ix.wordScores[p.doc] == 0 {
 			*touched = append(*touched, p.doc)
@@ -154,4 +154,10 @@ func (ix *Index) relatedPostings(word string) []posting {
 	}
 	ix.related[word] = ps
 	return ps
+}
+
+// relImpacts are a query word's related term's impacts (Index.impactsFor).
+type relImpacts struct {
+	kept []impact
+	used bool
 }
