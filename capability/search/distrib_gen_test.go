@@ -28,7 +28,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -170,7 +169,11 @@ func readCorpus(c *cooccur) error {
 	if err := readDep11(c, corpusSources.dep11); err != nil {
 		return err
 	}
-	if err := readGoComments(c, filepath.Join(runtime.GOROOT(), "src")); err != nil {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %w", err)
+	}
+	if err := readGoComments(c, filepath.Join(strings.TrimSpace(string(goroot)), "src")); err != nil {
 		return err
 	}
 	for _, dir := range corpusSources.man {
