@@ -72,7 +72,7 @@ func appendLine(path string, line []byte, sync bool, reserve int64) (err error) 
 		return err
 	}
 	defer func() {
-		if err != nil || !k.keep {
+		if err != nil || !k.keep || k.evicted {
 			// close releases the lock; on some file systems (NFS) it is also where a failed
 			// write is reported, so a file there is never kept open (keepable).
 			if cerr := k.drop(); cerr != nil && err == nil {

@@ -27,6 +27,7 @@ type kept struct {
 	fd       int // -1: none
 	readable bool
 	keep     bool   // the file may stay open after the record
+	evicted  bool   // no longer listed: a record that took it before closes what it opens
 	dev, ino uint64 // the file fd holds
 	mode     uint32 // its mode and owners when opened: a change opens it again, so that a
 	uid, gid uint32 // file made read-only is refused as an open would refuse it
@@ -56,6 +57,7 @@ func keptFor(path string) *kept {
 	keptMu.Unlock()
 	if evict != nil {
 		evict.mu.Lock()
+		evict.evicted = true
 		evict.drop()
 		evict.mu.Unlock()
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -104,5 +105,26 @@ func TestKeptIsBounded(t *testing.T) {
 	}
 	if grew := open() - before; grew > keptMax {
 		t.Fatalf("%d descriptors more after records to %d files, want at most %d", grew, 3*keptMax, keptMax)
+	}
+	// At once: a record that took a path's entry just before another evicted it closes the
+	// descriptor it opens, rather than keeping it where nobody finds it again.
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				l, err := Open(filepath.Join(dir, strconv.Itoa((g+i)%(keptMax+3))+".jsonl"), "t", "s", nil)
+				if err == nil {
+					err = l.Log(Event{Name: EventTurnStarted})
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if grew := open() - before; grew > keptMax {
+		t.Fatalf("%d descriptors more after concurrent records to %d files, want at most %d", grew, keptMax+3, keptMax)
 	}
 }
