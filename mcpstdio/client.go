@@ -198,7 +198,7 @@ func decodeResult(raw json.RawMessage) (*CallResult, error) { return readResult(
 func readResult(raw json.RawMessage, full bool) (*CallResult, error) {
 	var isError, content json.RawMessage
 	res := &CallResult{Raw: raw}
-	_, err := members(raw, skipSpace(raw, 0), func(key, val []byte) {
+	_, err := Members(raw, SkipSpace(raw, 0), func(key, val []byte) {
 		switch string(key) {
 		case "structuredContent":
 			res.StructuredContent = val
@@ -231,7 +231,7 @@ func readResult(raw json.RawMessage, full bool) (*CallResult, error) {
 	if !full {
 		n := 0
 		err = elements(v, func(i int) (int, error) {
-			end, err := members(v, i, func(key, val []byte) {})
+			end, err := Members(v, i, func(key, val []byte) {})
 			if err != nil {
 				return 0, contentItemError(v, i, n)
 			}
@@ -246,7 +246,7 @@ func readResult(raw json.RawMessage, full bool) (*CallResult, error) {
 	res.Content = []Content{}
 	err = elements(v, func(i int) (int, error) {
 		item := Content{}
-		end, err := members(v, i, func(key, val []byte) {
+		end, err := Members(v, i, func(key, val []byte) {
 			switch string(key) {
 			case "type":
 				item.Type = stringValue(val)

@@ -21,7 +21,7 @@ var errNotObject = errors.New("not a JSON object")
 // decodePage appends a tools/list page to tools and returns its nextCursor ("" at the end).
 func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) {
 	var list, cursor []byte
-	_, err := members(raw, skipSpace(raw, 0), func(key, val []byte) {
+	_, err := Members(raw, SkipSpace(raw, 0), func(key, val []byte) {
 		switch string(key) {
 		case "tools":
 			list = val
@@ -40,7 +40,7 @@ func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) 
 			return 0, fmt.Errorf("more than %d tools", c.opts.MaxTools)
 		}
 		var t Tool
-		end, err := members(list, i, func(key, val []byte) {
+		end, err := Members(list, i, func(key, val []byte) {
 			switch string(key) {
 			case "name":
 				t.Name = stringValue(val)
@@ -79,14 +79,15 @@ func (c *Client) decodePage(raw json.RawMessage, tools *[]Tool) (string, error) 
 	return next, nil
 }
 
-// members calls f with each key of the JSON object that starts at b[i] and its value's bytes,
-// and returns where the object ends. A key is passed as it is spelled unless it holds escapes,
-// which are decoded first; f must not keep it.
-func members(b []byte, i int, f func(key, val []byte)) (int, error) {
+// Members calls f with each key of the JSON object that starts at b[i] and its value's bytes,
+// and returns where the object ends; b was validated as JSON. A key is passed as it is spelled
+// unless it holds escapes, which are decoded first (as encoding/json decodes them); f must not
+// keep it. (The MCP face reads a request's members with it too.)
+func Members(b []byte, i int, f func(key, val []byte)) (int, error) {
 	if i >= len(b) || b[i] != '{' {
 		return 0, errNotObject
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, nil
 	}
@@ -102,17 +103,17 @@ func members(b []byte, i int, f func(key, val []byte)) (int, error) {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			key = []byte(stringValue(b[i:end]))
 		}
-		i = skipSpace(b, end)
+		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return 0, errNotObject
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 		end, err = skipValue(b, i)
 		if err != nil {
 			return 0, err
 		}
 		f(key, b[i:end])
-		i = skipSpace(b, end)
+		i = SkipSpace(b, end)
 		if i >= len(b) {
 			return 0, errNotObject
 		}
@@ -122,7 +123,7 @@ func members(b []byte, i int, f func(key, val []byte)) (int, error) {
 		if b[i] != ',' {
 			return 0, errNotObject
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 }
 
@@ -130,11 +131,11 @@ func members(b []byte, i int, f func(key, val []byte)) (int, error) {
 // the element ends.
 func elements(b []byte, f func(i int) (int, error)) error {
 	var errArray error = arrayError{} // a value of no size: no allocation at each call
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return errArray
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return nil
 	}
@@ -146,7 +147,7 @@ func elements(b []byte, f func(i int) (int, error)) error {
 		if err != nil {
 			return err
 		}
-		i = skipSpace(b, end)
+		i = SkipSpace(b, end)
 		if i >= len(b) {
 			return errArray
 		}
@@ -156,7 +157,7 @@ func elements(b []byte, f func(i int) (int, error)) error {
 		if b[i] != ',' {
 			return errArray
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 }
 
@@ -164,7 +165,8 @@ type arrayError struct{}
 
 func (arrayError) Error() string { return "not a JSON array" }
 
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after i that is not JSON white space.
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}

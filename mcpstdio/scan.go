@@ -36,9 +36,9 @@ var isHex = [256]bool{
 
 // validJSON reports whether b is one JSON value, with blanks around it allowed.
 func validJSON(b []byte) bool {
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	end, err := scanValue(b, i, 0)
-	return err == nil && skipSpace(b, end) == len(b)
+	return err == nil && SkipSpace(b, end) == len(b)
 }
 
 // scanValue validates the JSON value that starts at b[i] (no blanks before it) and returns
@@ -64,7 +64,7 @@ func scanValue(b []byte, i, depth int) (int, error) {
 				return 0, errors.New("JSON nested too deeply")
 			}
 			open = append(open, c)
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				open = open[:len(open)-1]
 				i++
@@ -107,7 +107,7 @@ func scanValue(b []byte, i, depth int) (int, error) {
 			if len(open) == 0 {
 				return i, nil
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if i >= len(b) {
 				return 0, errSyntax
 			}
@@ -120,7 +120,7 @@ func scanValue(b []byte, i, depth int) (int, error) {
 			if b[i] != ',' {
 				return 0, errSyntax
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if top == '{' {
 				end, err := scanKey(b, i)
 				if err != nil {
@@ -143,11 +143,11 @@ func scanKey(b []byte, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	i = skipSpace(b, end)
+	i = SkipSpace(b, end)
 	if i >= len(b) || b[i] != ':' {
 		return 0, errSyntax
 	}
-	return skipSpace(b, i+1), nil
+	return SkipSpace(b, i+1), nil
 }
 
 // scanString validates the string that starts at b[i] ('"') and returns where it ends.
@@ -243,13 +243,13 @@ type message struct {
 // splitMessage validates a whole line as JSON in one pass and splits the object it holds into
 // members; ok is false when the line is not valid JSON or not an object.
 func splitMessage(line []byte) (m message, ok bool) {
-	i := skipSpace(line, 0)
+	i := SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return m, false
 	}
-	i = skipSpace(line, i+1)
+	i = SkipSpace(line, i+1)
 	if i < len(line) && line[i] == '}' {
-		return m, skipSpace(line, i+1) == len(line)
+		return m, SkipSpace(line, i+1) == len(line)
 	}
 	for {
 		if i >= len(line) || line[i] != '"' {
@@ -264,11 +264,11 @@ func splitMessage(line []byte) (m message, ok bool) {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			key = []byte(stringValue(line[kstart:kend])) // escapes are decoded before keys compare
 		}
-		i = skipSpace(line, kend)
+		i = SkipSpace(line, kend)
 		if i >= len(line) || line[i] != ':' {
 			return m, false
 		}
-		i = skipSpace(line, i+1)
+		i = SkipSpace(line, i+1)
 		vend, err := scanValue(line, i, 1)
 		if err != nil {
 			return m, false
@@ -286,16 +286,16 @@ func splitMessage(line []byte) (m message, ok bool) {
 		case "error":
 			m.err, m.hasErr = val, true
 		}
-		i = skipSpace(line, vend)
+		i = SkipSpace(line, vend)
 		if i >= len(line) {
 			return m, false
 		}
 		if line[i] == '}' {
-			return m, skipSpace(line, i+1) == len(line)
+			return m, SkipSpace(line, i+1) == len(line)
 		}
 		if line[i] != ',' {
 			return m, false
 		}
-		i = skipSpace(line, i+1)
+		i = SkipSpace(line, i+1)
 	}
 }

@@ -1,10 +1,13 @@
 package mcpface
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/spear-shell/spear-shell/mcpstdio"
 )
 
 // decodeMessage is jsonrpc.DecodeMessage, with the usual request read without it: an object
@@ -21,71 +24,51 @@ func decodeMessage(line []byte) (jsonrpc.Message, error) {
 	return jsonrpc.DecodeMessage(line)
 }
 
-// maxDepth is the SDK's nesting limit (internal/json): a deeper message is left to it.
+// maxDepth is the SDK's nesting limit (internal/json): a line with as many brackets, which may
+// nest as deep, is left to it.
 const maxDepth = 1000
 
 // decodeRequest reads line as a plain request, or returns nil.
 func decodeRequest(line []byte) *jsonrpc.Request {
-	if !json.Valid(line) {
-		return nil
-	}
-	i := skipSpace(line, 0)
-	if line[i] != '{' {
+	if !json.Valid(line) || bytes.Count(line, []byte("{"))+bytes.Count(line, []byte("[")) >= maxDepth {
 		return nil
 	}
 	var version, method, id, params []byte
-	seen := 0
-	for i = skipSpace(line, i+1); line[i] != '}'; {
-		key, next, ok := plainString(line, i)
-		if !ok {
-			return nil
-		}
-		i = skipSpace(line, skipSpace(line, next)+1) // past the colon
-		end, ok := skipValue(line, i)
-		if !ok {
-			return nil
-		}
-		value := line[i:end]
+	plain := true
+	_, err := mcpstdio.Members(line, mcpstdio.SkipSpace(line, 0), func(key, val []byte) {
 		var slot *[]byte
-		var bit int
 		switch string(key) {
 		case "jsonrpc":
-			slot, bit = &version, 1
+			slot = &version
 		case "id":
-			slot, bit = &id, 2
+			slot = &id
 		case "method":
-			slot, bit = &method, 4
+			slot = &method
 		case "params":
-			slot, bit = &params, 8
-		default:
-			return nil
+			slot = &params
 		}
-		if seen&bit != 0 {
-			return nil
+		if slot == nil || *slot != nil {
+			plain = false // another key, or one said twice
+			return
 		}
-		seen |= bit
-		*slot = value
-		i = skipSpace(line, end)
-		if line[i] == ',' {
-			i = skipSpace(line, i+1)
-		}
-	}
-	if string(version) != `"2.0"` || method == nil || string(params) == "null" {
+		*slot = val
+	})
+	if err != nil || !plain || string(version) != `"2.0"` || method == nil || string(params) == "null" {
 		return nil
 	}
-	name, _, ok := plainString(method, 0)
-	if !ok || len(name)+2 != len(method) {
+	name, ok := plainString(method)
+	if !ok {
 		return nil
 	}
-	req := &jsonrpc.Request{Method: string(name)}
+	req := &jsonrpc.Request{Method: name}
 	switch {
 	case id == nil:
 	case id[0] == '"':
-		s, _, ok := plainString(id, 0)
-		if !ok || len(s)+2 != len(id) {
+		s, ok := plainString(id)
+		if !ok {
 			return nil
 		}
-		req.ID, _ = jsonrpc.MakeID(string(s))
+		req.ID, _ = jsonrpc.MakeID(s)
 	default:
 		n, ok := smallInt(id)
 		if !ok {
@@ -99,74 +82,17 @@ func decodeRequest(line []byte) *jsonrpc.Request {
 	return req
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+// plainString reads v, a JSON string, when it is printable ASCII without escapes.
+func plainString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
 	}
-	return i
-}
-
-// plainString reads the string at b[i]: its content and the index past it, when it is printable
-// ASCII without escapes.
-func plainString(b []byte, i int) ([]byte, int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, i, false
-	}
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			return b[i+1 : j], j + 1, true
-		case c == '\\' || c < 0x20 || c >= 0x7f:
-			return nil, i, false
+	for _, c := range v[1 : len(v)-1] {
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x7f {
+			return "", false
 		}
 	}
-	return nil, i, false
-}
-
-// skipValue returns the index past the valid JSON value at b[i], or false when it nests deeper
-// than maxDepth.
-func skipValue(b []byte, i int) (int, bool) {
-	depth := 0
-	inString, escaped := false, false
-	for ; i < len(b); i++ {
-		c := b[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-				if depth == 0 {
-					return i + 1, true
-				}
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-			if depth >= maxDepth { // the message's own object is one level more
-				return i, false
-			}
-		case '}', ']':
-			if depth == 0 {
-				return i, true // the end of the enclosing object: a number or literal ended
-			}
-			depth--
-			if depth == 0 {
-				return i + 1, true
-			}
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return i, true
-			}
-		}
-	}
-	return i, depth == 0
+	return string(v[1 : len(v)-1]), true
 }
 
 // smallInt reads an integer of at most 15 digits, which a float64 holds exactly.
