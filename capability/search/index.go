@@ -54,13 +54,12 @@ type Index struct {
 	// impacts holds, by term, each document's BM25 score for it (weight 1), made from the
 	// decoded postings and kept once a second query needed them (a -c answer queries once):
 	// a query then multiplies, where it divided.
-	impacts [][]impact
-	used    []bool   // by term: a query needed its impacts once
-	scratch []impact // a term's impacts used once, not kept
+	impacts []impacts // by term
+	scratch []impact  // a term's impacts used once, not kept
 
-	related map[string][]posting   // by query word, its related term's postings (related.go), once a query needed them
-	relImp  map[string]*relImpacts // and their scores
-	relTF   []float32              // scratch space of relatedPostings, all zero between words
+	related map[string][]posting // by query word, its related term's postings (related.go), once a query needed them
+	relImp  map[string]*impacts  // and their scores
+	relTF   []float32            // scratch space of relatedPostings, all zero between words
 }
 
 type posting struct {
@@ -186,19 +185,24 @@ func (ix *Index) impactsOf(out []impact, ps []posting) []impact {
 	return out
 }
 
-// impactsFor returns the impacts of postings ps: kept (in *kept) from their second use on, in
-// scratch space the first time (*used says it was).
-func (ix *Index) impactsFor(ps []posting, kept *[]impact, used *bool) []impact {
+// impacts are a term's scores: kept from their second use on, made in scratch space the first.
+type impacts struct {
+	kept []impact
+	used bool
+}
+
+// impactsFor returns the impacts of postings ps, whose scores c keeps.
+func (ix *Index) impactsFor(ps []posting, c *impacts) []impact {
 	switch {
-	case *kept != nil:
-	case *used:
-		*kept = ix.impactsOf(make([]impact, 0, len(ps)), ps)
+	case c.kept != nil:
+	case c.used:
+		c.kept = ix.impactsOf(make([]impact, 0, len(ps)), ps)
 	default:
-		*used = true
+		c.used = true
 		ix.scratch = ix.impactsOf(ix.scratch[:0], ps)
 		return ix.scratch
 	}
-	return *kept
+	return c.kept
 }
 
 // Len is the number of documents indexed.
@@ -283,9 +287,9 @@ func (ix *Index) match(term string, weight float64, touched *[]int32) {
 		return
 	}
 	if ix.impacts == nil {
-		ix.impacts, ix.used = make([][]impact, len(ix.terms)), make([]bool, len(ix.terms))
+		ix.impacts = make([]impacts, len(ix.terms))
 	}
-	for _, p := range ix.impactsFor(ix.postings(t), &ix.impacts[t], &ix.used[t]) {
+	for _, p := range ix.impactsFor(ix.postings(t), &ix.impacts[t]) {
 		s := weight * p.s
 		if ix.wordScores[p.doc] == 0 {
 			*touched = append(*touched, p.doc)

@@ -91,14 +91,14 @@ func synonyms(stem string) []string {
 // document that says word itself does not hold it: it scores word by its own match.
 func (ix *Index) matchRelated(word string, touched *[]int32) {
 	if ix.relImp == nil {
-		ix.relImp = map[string]*relImpacts{}
+		ix.relImp = map[string]*impacts{}
 	}
-	ri := ix.relImp[word]
-	if ri == nil {
-		ri = &relImpacts{}
-		ix.relImp[word] = ri
+	c := ix.relImp[word]
+	if c == nil {
+		c = &impacts{}
+		ix.relImp[word] = c
 	}
-	for _, p := range ix.impactsFor(ix.relatedPostings(word), &ri.kept, &ri.used) {
+	for _, p := range ix.impactsFor(ix.relatedPostings(word), c) {
 		s := p.s
 		if ix.wordScores[p.doc] == 0 {
 			*touched = append(*touched, p.doc)
@@ -154,10 +154,4 @@ func (ix *Index) relatedPostings(word string) []posting {
 	}
 	ix.related[word] = ps
 	return ps
-}
-
-// relImpacts are a query word's related term's impacts (Index.impactsFor).
-type relImpacts struct {
-	kept []impact
-	used bool
 }
