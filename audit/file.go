@@ -67,7 +67,7 @@ func checkFile(path string) error {
 func appendLine(path string, line []byte, sync bool, reserve int64) (err error) {
 	k := keptFor(path)
 	defer k.mu.Unlock()
-	fd, readable, err := k.file(path)
+	fd, readable, err := k.file()
 	if err != nil {
 		return err
 	}

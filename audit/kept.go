@@ -65,18 +65,18 @@ func keptFor(path string) *kept {
 	return k
 }
 
-// file returns a descriptor for the file now at path: the kept one when stat finds the same
+// file returns a descriptor for the file now at k's path: the kept one when stat finds the same
 // file there, or a new one (openAppend, whose errors and checks are every record's).
-func (k *kept) file(path string) (int, bool, error) {
+func (k *kept) file() (int, bool, error) {
 	if k.fd >= 0 {
 		var st unix.Stat_t
-		if err := unix.Stat(path, &st); err == nil && st.Dev == k.dev && st.Ino == k.ino &&
+		if err := unix.Stat(k.path, &st); err == nil && st.Dev == k.dev && st.Ino == k.ino &&
 			st.Mode == k.mode && st.Uid == k.uid && st.Gid == k.gid {
 			return k.fd, k.readable, nil
 		}
 		k.drop()
 	}
-	fd, readable, err := openAppend(path)
+	fd, readable, err := openAppend(k.path)
 	if err != nil {
 		return -1, false, err
 	}

@@ -189,7 +189,7 @@ func (r *Registry) Reach(p *Provider) (projects, unknown []string) {
 }
 
 func resolveOrClean(path string) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
+	if real, err := paths.Resolve(path); err == nil {
 		return real
 	}
 	return filepath.Clean(path)

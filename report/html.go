@@ -24,7 +24,7 @@ var pageText string
 
 // page is parsed on first use: every spear-shell process links this package, and parsing
 // the template at start cost each -c answer about 0.3 ms (GODEBUG=inittrace=1).
-var page = sync.OnceValue(func() *template.Template { return parsePage() })
+var page = sync.OnceValue(parsePage)
 
 func parsePage() *template.Template {
 	return template.Must(template.New("page").Funcs(template.FuncMap{
