@@ -44,7 +44,7 @@ func (fi *familyIndex) idLine(doc int) (id, line string) {
 	return id, line
 }
 
-const familyIndexMagic = "spear-family-index 2\n"
+const familyIndexMagic = "spear-family-index 3\n"
 
 func (fi *familyIndex) encode() []byte {
 	var b []byte
@@ -162,7 +162,7 @@ func (t *Turn) familyIndex(ctx context.Context, a *answer) (*familyIndex, string
 		return e.index, ""
 	}
 	if mode, ok, err := e.State.Read(providers.FamilyFact); err == nil && ok {
-		if b, ok, err := e.State.Read(searchFact); err == nil && ok {
+		if b, ok, err := e.State.Map(searchFact); err == nil && ok { // a query reads little of it
 			if fi, err := decodeFamilyIndex(b); err == nil {
 				e.mode, e.familyKnown = modeOf(mode), true
 				e.index = fi

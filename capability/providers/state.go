@@ -157,6 +157,35 @@ func (s *State) Read(name string) (content []byte, ok bool, err error) {
 	return b, true, nil
 }
 
+// Map returns a fact's content as Read does, mapped from the file rather than copied: for a
+// large fact that a process reads little of (the search index, where a query reads a few
+// terms' postings), mapping spares the copy and the heap. A fact never changes once recorded,
+// nor is it ever truncated (Create links a whole file), so the mapping stays what Read would
+// have returned; it is read-only, and is never unmapped (a process maps a fact once, as Read
+// keeps what it read).
+func (s *State) Map(name string) (content []byte, ok bool, err error) {
+	s.mu.Lock()
+	content, ok = s.known[name]
+	s.mu.Unlock()
+	if ok {
+		return content, true, nil
+	}
+	f, size, ok, err := s.open(name)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	defer f.Close()
+	if size == 0 || size > factLimit {
+		return s.Read(name) // nothing to map, or more than a fact may hold: Read bounds it
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return s.Read(name)
+	}
+	s.remember(name, b)
+	return b, true, nil
+}
+
 // readAll is io.ReadAll into b's room.
 func readAll(r io.Reader, b []byte) ([]byte, error) {
 	for {

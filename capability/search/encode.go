@@ -12,11 +12,11 @@ import (
 // Decode reads the terms table and leaves the postings as bytes, decoded only for the terms a
 // query holds.
 
-const magic = "spear-search 1\n"
+const magic = "spear-search 2\n"
 
 // Encode returns the index as bytes for Decode.
 func (ix *Index) Encode() []byte {
-	n := len(magic) + 16 + 4*len(ix.lens) + len(ix.posts) + 8*len(ix.terms)
+	n := len(magic) + 16 + 4*len(ix.lens) + len(ix.posts) + 12*len(ix.terms)
 	for _, t := range ix.terms {
 		n += len(t)
 	}
@@ -31,7 +31,8 @@ func (ix *Index) Encode() []byte {
 	for i, t := range ix.terms {
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
-		b = binary.AppendUvarint(b, uint64(ix.offs[i+1]-ix.offs[i]))
+		b = binary.AppendUvarint(b, uint64(ix.mids[i]-ix.offs[i]))
+		b = binary.AppendUvarint(b, uint64(ix.offs[i+1]-ix.mids[i]))
 	}
 	return append(b, ix.posts...)
 }
@@ -63,13 +64,16 @@ func Decode(b []byte) (*Index, error) {
 	}
 	ix.terms = make([]string, nt)
 	ix.offs = make([]uint32, 0, nt+1)
+	ix.mids = make([]uint32, 0, nt)
 	total := uint64(0)
 	for i := range ix.terms {
 		l := r.Uvarint()
 		ix.terms[i] = string(r.Bytes(l))
 		ix.offs = append(ix.offs, uint32(total))
-		total += r.Uvarint()
-		if r.err != nil || total > math.MaxUint32 || (i > 0 && ix.terms[i] <= ix.terms[i-1]) {
+		strong := r.Uvarint()
+		ix.mids = append(ix.mids, uint32(min(total+strong, math.MaxUint32)))
+		total += strong + r.Uvarint()
+		if r.err != nil || strong > math.MaxUint32 || total > math.MaxUint32 || (i > 0 && ix.terms[i] <= ix.terms[i-1]) {
 			return nil, ErrCorrupt
 		}
 	}

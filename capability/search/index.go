@@ -38,6 +38,7 @@ type Index struct {
 	avgLen float32
 	terms  []string // sorted
 	offs   []uint32 // where each term's postings start in posts; one more at the end
+	mids   []uint32 // where each term's weak postings start in posts (below, after its strong ones)
 	posts  []byte   // per term, by document: (document delta, frequency) as uvarints
 
 	// decoded holds the posting lists queries decoded, by term: a long-lived turn (the MCP
@@ -60,6 +61,7 @@ type Index struct {
 	related map[string][]posting // by query word, its related term's postings (related.go), once a query needed them
 	relImp  map[string]*impacts  // and their scores
 	relTF   []float32            // scratch space of relatedPostings, all zero between words
+	relDocs []int32              // and the documents it touched, kept for the next word's
 }
 
 type posting struct {
@@ -116,17 +118,33 @@ func Build(docs []Doc) *Index {
 	}
 	slices.Sort(ix.terms)
 	ix.offs = make([]uint32, 0, len(ix.terms)+1)
+	ix.mids = make([]uint32, 0, len(ix.terms))
 	for _, w := range ix.terms {
 		ix.offs = append(ix.offs, uint32(len(ix.posts)))
-		last := int32(0)
-		for _, p := range postings[w] { // documents were visited in order: already sorted
-			ix.posts = binary.AppendUvarint(ix.posts, uint64(p.doc-last))
-			ix.posts = binary.AppendUvarint(ix.posts, uint64(p.tf*tfScale))
-			last = p.doc
-		}
+		ix.posts = appendPostings(ix.posts, postings[w], true)
+		ix.mids = append(ix.mids, uint32(len(ix.posts)))
+		ix.posts = appendPostings(ix.posts, postings[w], false)
 	}
 	ix.offs = append(ix.offs, uint32(len(ix.posts)))
 	return ix
+}
+
+// A term's postings are kept in two lists, each by document: its strong postings, where the
+// document holds it at relatedMinTF or more (in its id, name or arguments, or repeated), and
+// then the rest. A related word stands only for the strong (related.go), so the postings of
+// the many words related to a query's are read without passing over their weak ones, which
+// are most of them.
+func appendPostings(b []byte, ps []posting, strong bool) []byte {
+	last := int32(0)
+	for _, p := range ps { // documents were visited in order: already sorted
+		if p.tf >= relatedMinTF != strong {
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(p.doc-last))
+		b = binary.AppendUvarint(b, uint64(p.tf*tfScale))
+		last = p.doc
+	}
+	return b
 }
 
 // postings decodes term t's postings. A decoded index is checked here, list by list as
@@ -145,27 +163,53 @@ func (ix *Index) postings(t int) []posting {
 }
 
 func (ix *Index) decode(t int) []posting {
-	b := ix.posts[ix.offs[t]:ix.offs[t+1]]
-	var out []posting
-	doc := int64(-1)
-	for len(b) > 0 {
-		d, n := binary.Uvarint(b)
-		if n <= 0 {
-			return out
+	out := make([]posting, 0, (ix.offs[t+1]-ix.offs[t])/2) // a posting takes two bytes or more
+	for _, r := range [2]postingReader{ix.strong(t), ix.weak(t)} {
+		for p, ok := r.next(); ok; p, ok = r.next() {
+			out = append(out, p)
 		}
-		f, m := binary.Uvarint(b[n:])
-		if m <= 0 || (d == 0 && doc >= 0) {
-			return out
-		}
-		b = b[n+m:]
-		base := uint64(max(doc, 0)) // below ix.n
-		if d >= uint64(ix.n)-base {
-			return out // past the last document (compared unsigned: a delta of 2^63 or more is too)
-		}
-		doc = int64(base + d)
-		out = append(out, posting{int32(doc), float32(f) / tfScale})
 	}
 	return out
+}
+
+// postingReader walks a list of a term's postings as the index holds them, without decoding them into a
+// list: a related word's postings are read once and most are passed over (related.go).
+type postingReader struct {
+	b   []byte
+	doc int64  // the last document read; -1 before the first
+	n   uint64 // the index's documents
+}
+
+// strong reads term t's strong postings; weak the rest.
+func (ix *Index) strong(t int) postingReader { return ix.reader(ix.offs[t], ix.mids[t]) }
+func (ix *Index) weak(t int) postingReader   { return ix.reader(ix.mids[t], ix.offs[t+1]) }
+
+func (ix *Index) reader(from, to uint32) postingReader {
+	return postingReader{b: ix.posts[from:to], doc: -1, n: uint64(ix.n)}
+}
+
+// next returns the next posting; false at the end of the list, or where it stops making
+// sense (a list that runs past its documents or does not decode ends there).
+func (r *postingReader) next() (posting, bool) {
+	if len(r.b) == 0 {
+		return posting{}, false
+	}
+	d, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.b = nil
+		return posting{}, false
+	}
+	f, m := binary.Uvarint(r.b[n:])
+	base := uint64(max(r.doc, 0)) // below r.n
+	// A delta of 0 only starts a list; one that reaches past the last document (compared
+	// unsigned: a delta of 2^63 or more does too) ends it.
+	if m <= 0 || (d == 0 && r.doc >= 0) || d >= r.n-base {
+		r.b = nil
+		return posting{}, false
+	}
+	r.b = r.b[n+m:]
+	r.doc = int64(base + d)
+	return posting{int32(r.doc), float32(f) / tfScale}, true
 }
 
 // impact is a document's BM25 score for one term, at weight 1.

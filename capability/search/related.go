@@ -119,11 +119,13 @@ func (ix *Index) relatedPostings(word string) []posting {
 		ix.related = map[string][]posting{}
 	}
 	close, loose, _, near := related(word)
-	var docs []int32
+	docs := ix.relDocs[:0]
 	if t, ok := slices.BinarySearch(ix.terms, word); ok {
-		for _, p := range ix.postings(t) {
-			ix.relTF[p.doc] = -1 // says the word
-			docs = append(docs, p.doc)
+		for _, r := range [2]postingReader{ix.strong(t), ix.weak(t)} {
+			for p, ok := r.next(); ok; p, ok = r.next() {
+				ix.relTF[p.doc] = -1 // says the word
+				docs = append(docs, p.doc)
+			}
 		}
 	}
 	says := len(docs)
@@ -134,8 +136,12 @@ func (ix *Index) relatedPostings(word string) []posting {
 			if !ok {
 				continue
 			}
-			for _, p := range ix.postings(t) {
-				if p.tf < relatedMinTF || ix.relTF[p.doc] < 0 {
+			for r := ix.strong(t); ; { // the weak are below relatedMinTF
+				p, ok := r.next()
+				if !ok {
+					break
+				}
+				if ix.relTF[p.doc] < 0 {
 					continue
 				}
 				if ix.relTF[p.doc] == 0 {
@@ -152,6 +158,6 @@ func (ix *Index) relatedPostings(word string) []posting {
 		}
 		ix.relTF[d] = 0
 	}
-	ix.related[word] = ps
+	ix.related[word], ix.relDocs = ps, docs
 	return ps
 }
