@@ -62,6 +62,13 @@ type Index struct {
 	relImp  map[string]*impacts  // and their scores
 	relTF   []float32            // scratch space of relatedPostings, all zero between words
 	relDocs []int32              // and the documents it touched, kept for the next word's
+
+	// words holds, by query word, its scores by document (the better of its own match and its
+	// related words'), kept from its second use on while keptWords (their total) allows: a
+	// query then adds each word's, where it matched the word and its related words again.
+	words     map[string]*impacts
+	keptWords int
+	syns      map[string][]string // by query word, its synonyms
 }
 
 type posting struct {
@@ -294,13 +301,32 @@ func (ix *Index) score(words []string) []Hit {
 	scores, wordScores := ix.scores, ix.wordScores
 	matched := ix.matched[:0]
 	for _, w := range words {
+		syns := ix.synonyms(w)
+		// A word's scores are its own, its related term's and those of its synonyms that are
+		// not words of the query: the same for every query in which none is, so those are kept.
+		var kept *impacts
+		if !slices.ContainsFunc(syns, func(s string) bool { _, isWord := slices.BinarySearch(words, s); return isWord }) {
+			kept = ix.wordImpacts(w)
+		}
+		if kept != nil && kept.kept != nil {
+			for _, p := range kept.kept {
+				if scores[p.doc] == 0 {
+					matched = append(matched, p.doc)
+				}
+				scores[p.doc] += p.s
+			}
+			continue
+		}
 		touched := ix.touched[:0]
 		ix.match(w, 1, &touched)
 		ix.matchRelated(w, &touched)
-		for _, syn := range synonyms(w) {
+		for _, syn := range syns {
 			if _, isWord := slices.BinarySearch(words, syn); !isWord {
 				ix.match(syn, weightSynonym, &touched)
 			}
+		}
+		if kept != nil {
+			ix.keep(kept, touched)
 		}
 		for _, d := range touched {
 			if scores[d] == 0 {
@@ -318,6 +344,57 @@ func (ix *Index) score(words []string) []Hit {
 	}
 	ix.matched, ix.hits = matched, hits
 	return hits
+}
+
+// maxKeptWordImpacts bounds the word scores an index keeps (wordImpacts): about 8 MiB, room for
+// the scores of dozens of words in a family of 10,000. Words past it are scored anew each time.
+const maxKeptWordImpacts = 1 << 19
+
+// wordImpacts returns word's kept scores (impacts.kept nil until its second use, as a term's),
+// or nil when the index keeps no more.
+func (ix *Index) wordImpacts(word string) *impacts {
+	c := ix.words[word]
+	if c == nil {
+		if len(ix.words) >= maxKeptWordImpacts/64 || ix.keptWords >= maxKeptWordImpacts {
+			return nil // the words seen are bounded too
+		}
+		if ix.words == nil {
+			ix.words = map[string]*impacts{}
+		}
+		c = &impacts{}
+		ix.words[word] = c
+	}
+	return c
+}
+
+// keep keeps a word's scores, as wordScores holds them for the documents touched, from the
+// word's second use on, while there is room.
+func (ix *Index) keep(c *impacts, touched []int32) {
+	if !c.used {
+		c.used = true
+		return
+	}
+	if ix.keptWords+len(touched) > maxKeptWordImpacts {
+		return
+	}
+	c.kept = make([]impact, len(touched))
+	for i, d := range touched {
+		c.kept[i] = impact{d, ix.wordScores[d]}
+	}
+	ix.keptWords += len(touched)
+}
+
+// synonyms returns stem's synonyms (related.go), read from the table once per index.
+func (ix *Index) synonyms(stem string) []string {
+	if syns, ok := ix.syns[stem]; ok {
+		return syns
+	}
+	if ix.syns == nil {
+		ix.syns = map[string][]string{}
+	}
+	syns := synonyms(stem)
+	ix.syns[stem] = syns
+	return syns
 }
 
 // match raises each document's wordScores to term's BM25 score there times weight, if that is

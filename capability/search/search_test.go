@@ -227,3 +227,29 @@ func ranksFirst(got, want []string) bool {
 	}
 	return len(got) >= len(want) && slices.Equal(got[:len(want)], want)
 }
+
+// TestKeptScores: an index that has kept its words' scores (a long-lived turn's, from each
+// word's second use) ranks every query as a fresh index does, to the last bit of every score:
+// queries sharing words, a word whose synonym is another of the query's words (not kept), and
+// an index past its bound of kept scores.
+func TestKeptScores(t *testing.T) {
+	t.Parallel()
+	docs := append(family(),
+		Doc{ID: "pix/crop", Name: "crop", Description: "Crops an image to a box.", Args: []string{"picture"}},
+		Doc{ID: "pix/delete_image", Name: "delete_image", Description: "Deletes a stored photo."})
+	queries := []string{"rename file", "file", "move files", "erase picture", "picture image", "image", "text words", "rename file", "same words", "remove photo"}
+	for _, bound := range []int{maxKeptWordImpacts, 3} {
+		warm := Build(docs)
+		warm.keptWords = maxKeptWordImpacts - bound // room for this many
+		for round := range 3 {
+			for _, q := range queries {
+				if got, want := warm.Rank(q), Build(docs).Rank(q); len(want) == 0 || !slices.Equal(got, want) {
+					t.Errorf("room %d, round %d, %q: kept %v, fresh %v", bound, round, q, got, want)
+				}
+			}
+		}
+		if kept := warm.keptWords - (maxKeptWordImpacts - bound); kept == 0 || warm.keptWords > maxKeptWordImpacts {
+			t.Errorf("room %d: %d scores kept, %d in all", bound, kept, warm.keptWords)
+		}
+	}
+}
