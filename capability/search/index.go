@@ -44,7 +44,6 @@ type Index struct {
 	// decoded holds the posting lists queries decoded, by term: a long-lived turn (the MCP
 	// face's) searches the same index many times. An Index is used by one goroutine at a time.
 	decoded [][]posting
-	norms   []float64 // per document, BM25's length normalisation, once a query needed it
 	scores  []float64 // a query's scores by document, all zero between queries
 	matched []int32   // the documents a query scored, kept for the next query's
 
@@ -229,9 +228,11 @@ type impact struct {
 // its idf times BM25's saturated, length-normalised frequency, as match scores them.
 func (ix *Index) impactsOf(out []impact, ps []posting) []impact {
 	idf := math.Log(1 + (float64(ix.n)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+	out = slices.Grow(out, len(ps))
 	for _, p := range ps {
 		tf := float64(p.tf)
-		out = append(out, impact{p.doc, idf * tf * (k1 + 1) / (tf + ix.norms[p.doc])})
+		norm := float64(k1 * (1 - b + b*ix.lens[p.doc]/ix.avgLen)) // BM25's length normalisation
+		out = append(out, impact{p.doc, idf * tf * (k1 + 1) / (tf + norm)})
 	}
 	return out
 }
@@ -290,13 +291,11 @@ func better(a, b Hit) int {
 // with many synonyms does not outweigh one with few.
 func (ix *Index) score(words []string) []Hit {
 	words = slices.Compact(slices.Sorted(slices.Values(words)))
-	if ix.norms == nil {
-		ix.norms = make([]float64, ix.n)
-		for d, l := range ix.lens {
-			ix.norms[d] = float64(k1 * (1 - b + b*l/ix.avgLen))
-		}
+	if ix.scores == nil { // room for every document at once: a common word's matches are most of them
 		ix.scores = make([]float64, ix.n)
 		ix.wordScores = make([]float64, ix.n)
+		ix.matched = make([]int32, 0, ix.n)
+		ix.touched = make([]int32, 0, ix.n)
 	}
 	scores, wordScores := ix.scores, ix.wordScores
 	matched := ix.matched[:0]
@@ -337,7 +336,7 @@ func (ix *Index) score(words []string) []Hit {
 		}
 		ix.touched = touched
 	}
-	hits := ix.hits[:0]
+	hits := slices.Grow(ix.hits[:0], len(matched))
 	for _, d := range matched {
 		hits = append(hits, Hit{int(d), scores[d]})
 		scores[d] = 0
