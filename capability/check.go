@@ -23,7 +23,16 @@ import (
 // It exits 0 only when every entry is valid and every enabled provider is ok.
 func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 	home, reg, err := loadRegistry(&s)
-	red := audit.NewRedactor(reg.Secrets())
+	var man *policy.Manifest
+	var manErr error
+	if s.ManifestPath != "" {
+		// The manifest's workspace and writable list are writable roots: no program may lie there.
+		man, manErr = policy.LoadManifest(s.ManifestPath, s.Cwd)
+	}
+	roots := operatorRoots(s, reg, man)
+	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Manifest: man}, s: s}
+	red := audit.NewRedactor(reg.Secrets(e.OperatorsEnvFile))
+	e.Redactor = red
 	var out bytes.Buffer
 	ok := true
 	fmt.Fprintf(&out, "home: %s\n", home)
@@ -51,17 +60,11 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		err    error
 	}
 	results := make([]checked, len(reg.Providers))
-	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Redactor: red}, s: s}
-	if s.ManifestPath != "" {
-		// The manifest's workspace and writable list are writable roots: no program may lie there.
-		man, err := policy.LoadManifest(s.ManifestPath, s.Cwd)
-		if err != nil {
-			ok = false
-			fmt.Fprintf(&out, "manifest: unusable: %v\n", err)
-		}
-		e.Manifest = man
+	if manErr != nil {
+		ok = false
+		fmt.Fprintf(&out, "manifest: unusable: %v\n", manErr)
 	}
-	lo := &operator{reg: reg, e: e, lockPath: providers.LockPath(s.Getenv), roots: operatorRoots(s, reg, e.Manifest)}
+	lo := &operator{reg: reg, e: e, lockPath: providers.LockPath(s.Getenv), roots: roots}
 	lk, lockOK := lo.checkLock(&out)
 	ok = ok && lockOK
 	bw, bst, berr := broker.Status(s.Getenv)

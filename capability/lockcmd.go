@@ -54,15 +54,15 @@ func loadRegistry(s *Settings) (home string, reg *policy.Registry, err error) {
 // newOperator loads the registry (err: it cannot be used) and the manifest, if one is named.
 func newOperator(s Settings) (*operator, error) {
 	_, reg, err := loadRegistry(&s)
-	o := &operator{reg: reg, red: audit.NewRedactor(reg.Secrets()), lockPath: providers.LockPath(s.Getenv)}
-	// The operator's redactor is the turn's: an env_file read when a provider starts adds to it.
-	o.e = &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Redactor: o.red}, s: s}
+	var man *policy.Manifest
 	if s.ManifestPath != "" {
-		if man, merr := policy.LoadManifest(s.ManifestPath, s.Cwd); merr == nil {
-			o.e.Manifest = man
-		}
+		man, _ = policy.LoadManifest(s.ManifestPath, s.Cwd)
 	}
-	o.roots = operatorRoots(s, reg, o.e.Manifest)
+	o := &operator{reg: reg, lockPath: providers.LockPath(s.Getenv), roots: operatorRoots(s, reg, man)}
+	o.e = &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Manifest: man}, s: s}
+	// The operator's redactor is the turn's: an env_file read when a provider starts adds to it.
+	o.red = audit.NewRedactor(reg.Secrets(o.e.OperatorsEnvFile))
+	o.e.Redactor = o.red
 	return o, err
 }
 

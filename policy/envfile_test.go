@@ -134,8 +134,13 @@ func TestEnvFileLaunch(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(l.Env, want) || !reflect.DeepEqual(l.Secrets, []string{"/opt/bin", "from-file-secret"}) {
 		t.Errorf("Launch = %#v, %v; want env %q", l, err, want)
 	}
-	if got := reg.Secrets(); !reflect.DeepEqual(got, []string{"from-file-secret", "/opt/bin", "env-only"}) {
-		t.Errorf("Secrets() = %q", got)
+	if got := reg.Secrets(nil); !reflect.DeepEqual(got, []string{"from-file-secret", "/opt/bin", "env-only"}) {
+		t.Errorf("Secrets(nil) = %q", got)
+	}
+	// an env_file that is not the operator's gives none: the entry's env still does
+	notOperators := func(p *Provider) bool { return p.EnvFile != filepath.Join(f.paths.Home, "env", "a.env") }
+	if got := reg.Secrets(notOperators); !reflect.DeepEqual(got, []string{"env-only"}) {
+		t.Errorf("Secrets(all but a.env) = %q", got)
 	}
 	// Read at each launch: a changed file is what the next start gets, a bad one fails it.
 	writeFile(t, filepath.Join(other, "b.env"), "C=longer-now\n")

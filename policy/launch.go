@@ -72,9 +72,11 @@ func (p *Provider) Launch(home string, getenv func(string) string) (Launch, erro
 
 // Secrets returns every env value of MinSecretLen bytes or more of every provider
 // entry that could be read, valid or rejected, and of every valid entry's env_file as it
-// reads now (one that cannot be read gives none: its server is not started), longest
-// first, without duplicates.
-func (r *Registry) Secrets() []string {
+// reads now that operators admits (one that cannot be read gives none: its server is not
+// started), longest first, without duplicates. operators says whether an entry's env_file is
+// the operator's (nil: every one is): one an agent could have written is not, and its values
+// are not secrets, or the agent could plant a value and have its own words redacted.
+func (r *Registry) Secrets(operators func(p *Provider) bool) []string {
 	set := map[string]bool{}
 	for _, s := range r.secrets {
 		set[s] = true
@@ -85,7 +87,7 @@ func (r *Registry) Secrets() []string {
 				set[v] = true
 			}
 		}
-		if p.EnvFile == "" {
+		if p.EnvFile == "" || operators != nil && !operators(&p) {
 			continue
 		}
 		file, _ := ReadEnvFile(p.EnvFile)

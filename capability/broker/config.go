@@ -11,6 +11,7 @@ import (
 
 	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/policy"
+	"github.com/spear-shell/spear-shell/policy/paths"
 )
 
 // config is the configuration as the broker reads it itself: loaded again only when
@@ -56,7 +57,9 @@ func (c *config) loadIf(fresh bool) (*policy.Registry, *audit.Redactor, error) {
 		c.reg, c.err = policy.Load(c.paths)
 		// What earlier starts read stays redacted: an upstream started with an env_file's old
 		// value still runs after the file (and then the configuration) is edited.
-		red := audit.NewRedactor(c.reg.Secrets())
+		// An env_file within a project's root could be an agent's: its values are no secrets.
+		roots := projectRoots(c.reg)
+		red := audit.NewRedactor(c.reg.Secrets(func(p *policy.Provider) bool { return paths.CheckTrusted(p.EnvFile, roots) == nil }))
 		red.AddFrom(c.red)
 		c.red = red
 		c.ids, c.read = ids, true

@@ -191,11 +191,7 @@ func (u *upstream) retireStart(why string) {
 // lie outside every registered project root (and are reached through no symlink in one).
 func (u *upstream) trust(cfg *policy.Provider) (string, error) {
 	reg, _, _ := u.b.cfg.load()
-	var roots []string
-	for _, p := range reg.Projects {
-		roots = append(roots, p.Root)
-	}
-	roots = paths.WritableRoots(roots...)
+	roots := projectRoots(reg)
 	progs, err := cfg.Programs()
 	if err != nil {
 		return StageTrust, fmt.Errorf("%w: %w", providers.ErrUntrusted, err)
@@ -209,6 +205,16 @@ func (u *upstream) trust(cfg *policy.Provider) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// projectRoots are every registered project's root, resolved: what a shared entry's programs
+// and env_file must lie outside, since any turn's agent may write one.
+func projectRoots(reg *policy.Registry) []string {
+	var roots []string
+	for _, p := range reg.Projects {
+		roots = append(roots, p.Root)
+	}
+	return paths.WritableRoots(roots...)
 }
 
 // launchProcess starts and initialises the server: the entry's environment over PATH and the

@@ -67,3 +67,22 @@ func (t *Turn) TrustProvider(p *policy.Provider) error {
 	}
 	return nil
 }
+
+// OperatorsEnvFile reports whether an entry's env_file is the operator's by the check its start
+// makes: out of this turn's agent's reach (TrustProvider), and for a shared entry out of every
+// registered project's root too (the broker's check: any turn's agent may write its root).
+// Only such a file's values are secrets to redact before a start reads the file
+// (policy.Registry.Secrets): one an agent wrote would have its own words redacted.
+func (t *Turn) OperatorsEnvFile(p *policy.Provider) bool {
+	check := t.Settings.CheckTrusted
+	if check == nil {
+		return false
+	}
+	roots := t.writableRoots()
+	if p.Share != "" {
+		for _, pr := range t.Registry.Projects {
+			roots = append(roots, pr.Root)
+		}
+	}
+	return check(p.EnvFile, roots) == nil
+}

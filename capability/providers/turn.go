@@ -221,7 +221,7 @@ func resolve(s Settings) (*Turn, resolved) {
 		reg = &policy.Registry{Home: home}
 	}
 	t.Registry = reg
-	t.Redactor = audit.NewRedactor(reg.Secrets())
+	t.Redactor = audit.NewRedactor(reg.Secrets(t.OperatorsEnvFile))
 
 	projects, caps := reg.Sources()
 	t.Lock = ReadLock(LockPath(getenv), reg.LockRequired, s.CheckTrusted, t.writableRoots())
