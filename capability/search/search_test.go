@@ -253,3 +253,28 @@ func TestKeptScores(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildInParts: an index built in parts is byte for byte the one built whole, lengths, terms
+// and postings (strong and weak), however many parts.
+func TestBuildInParts(t *testing.T) {
+	t.Parallel()
+	words := []string{"record", "ticket", "invoice", "message", "report", "customer", "order", "alert", "page", "file"}
+	var docs []Doc
+	for i := range 3001 {
+		w1, w2, w3 := words[i%10], words[(i/10)%10], words[(i/100)%10]
+		docs = append(docs, Doc{ID: fmt.Sprintf("p%d/%s_%s", i/500, w1, w2), Name: w1 + "_" + w2,
+			Description: fmt.Sprintf("Finds each %s of the %s whose %s matches; %d.", w1, w2, w3, i%7), Args: []string{w3, "q"}})
+	}
+	whole := buildInParts(docs, 1).Encode()
+	for parts := 2; parts <= 5; parts++ {
+		if got := buildInParts(docs, parts).Encode(); !bytes.Equal(got, whole) {
+			t.Errorf("%d parts: %d bytes, whole %d, not the same", parts, len(got), len(whole))
+		}
+	}
+	if got := Build(docs).Encode(); !bytes.Equal(got, whole) {
+		t.Error("Build differs from one part")
+	}
+	if got, want := buildInParts(family(), 3).Encode(), buildInParts(family(), 1).Encode(); !bytes.Equal(got, want) {
+		t.Error("a small family in 3 parts differs")
+	}
+}
