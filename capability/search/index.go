@@ -385,9 +385,10 @@ func (ix *Index) score(words []string) []Hit {
 	return hits
 }
 
-// maxKeptWordImpacts bounds the word scores an index keeps (wordImpacts): about 8 MiB, room for
-// the scores of dozens of words in a family of 10,000. Words past it are scored anew each time.
-const maxKeptWordImpacts = 1 << 19
+// maxKeptWordImpacts bounds the word scores an index keeps (wordImpacts): 4 MiB, room for the
+// scores of dozens of common words in a family of 10,000 (the MCP face keeps up to four turns,
+// each with its own index). Words past it are scored anew each time.
+const maxKeptWordImpacts = 1 << 18
 
 // wordImpacts returns word's kept scores (impacts.kept nil until its second use, as a term's),
 // or nil when the index keeps no more.
