@@ -136,11 +136,8 @@ func (ix *Index) relatedPostings(word string) []posting {
 			if !ok {
 				continue
 			}
-			for r := ix.strong(t); ; { // the weak are below relatedMinTF
-				p, ok := r.next()
-				if !ok {
-					break
-				}
+			r := ix.strong(t) // the weak are below relatedMinTF
+			for p, ok := r.next(); ok; p, ok = r.next() {
 				if ix.relTF[p.doc] < 0 {
 					continue
 				}
