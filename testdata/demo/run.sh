@@ -23,7 +23,10 @@ chmod 755 "$root" "$root/home"
 for f in projects.json capabilities.json; do
 	sed -e "s|@ROOT@|$root|g" -e "s|@BIN@|$bin|g" "$here/home/$f" >"$root/home/$f"
 done
-sed -e "s|@ROOT@|$root|g" "$here/turn.json" >"$root/turn.json"
+# A turn id of this run's own: a turn's ended mark and pinned workspace outlive it in the state
+# parent (SPEC 12), so a run reusing an earlier run's id would find that turn ended and its
+# workspace (another temporary directory) pinned.
+sed -e "s|@ROOT@|$root|g" -e "s|@TURN@|demo-${root##*.}|g" "$here/turn.json" >"$root/turn.json"
 chmod 644 "$root/home/"*.json "$root/turn.json"
 echo "# webapp" >"$root/webapp/README.md"
 
