@@ -17,7 +17,8 @@ const endTurnWait = 30 * time.Second
 
 // EndTurn ends the turn s names (spear-shell --end-turn): it marks the turn ended (per session
 // and turn, whatever the configuration), every keeper the turn has, whatever configuration it
-// was started with, stops its providers and records keeper_ended; then turn_ended is recorded.
+// was started with, stops its providers and records keeper_ended; then turn_ended is recorded,
+// and the turn's configurations' state directories are removed (the per-turn one stays).
 // It exits 0 whether or not a keeper ran; without a valid manifest, or without an audit trail,
 // it says why and fails.
 func EndTurn(s providers.Settings, stderr io.Writer) int {
@@ -55,6 +56,11 @@ func EndTurn(s providers.Settings, stderr io.Writer) int {
 	if err := t.Log(audit.Event{Name: audit.EventTurnEnded, Reason: "end-turn"}); err != nil {
 		fmt.Fprintf(stderr, "spear-shell: --end-turn: %v\n", err)
 		return 3
+	}
+	// Its keepers ended, the turn needs none of its configurations' state (the ended mark is
+	// kept per turn): a platform's turns would otherwise fill the state parent.
+	if err := t.RemoveConfigDirs(); err != nil {
+		fmt.Fprintf(stderr, "spear-shell: --end-turn: the turn is ended, but its state was not all removed: %v\n", err)
 	}
 	return code
 }

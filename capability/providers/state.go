@@ -26,9 +26,10 @@ import (
 // A fact, once recorded, never changes, so what this process has read or written is kept in
 // memory: a session's answers do not reread their pins.
 type State struct {
-	dir   string
-	mu    sync.Mutex
-	known map[string][]byte
+	dir     string
+	mu      sync.Mutex
+	known   map[string][]byte
+	created bool // this process made the directory
 }
 
 // Names of facts; the separator '@' occurs in neither provider ids nor tool names.
@@ -70,37 +71,42 @@ func openState(dir string, parent string) (*State, error) {
 		return nil, fmt.Errorf("state directory %q: not an absolute path", dir)
 	}
 	if parent != "" {
-		if err := privateDir(parent); err != nil {
+		if _, err := privateDir(parent); err != nil {
 			return nil, err
 		}
 	}
-	if err := privateDir(dir); err != nil {
+	created, err := privateDir(dir)
+	if err != nil {
 		return nil, err
 	}
-	return &State{dir: filepath.Clean(dir), known: map[string][]byte{}}, nil
+	return &State{dir: filepath.Clean(dir), known: map[string][]byte{}, created: created}, nil
 }
 
 // Dir is the state directory's path.
 func (s *State) Dir() string { return s.dir }
 
-func privateDir(dir string) error {
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("state directory: %w", err)
+// privateDir makes dir if it is missing (created says this call made it) and checks that it is
+// a directory of ours, not a symlink, closed to others.
+func privateDir(dir string) (created bool, err error) {
+	err = os.Mkdir(dir, 0o700)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return false, fmt.Errorf("state directory: %w", err)
 	}
+	created = err == nil
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return fmt.Errorf("state directory: %w", err)
+		return false, fmt.Errorf("state directory: %w", err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-		return fmt.Errorf("state directory %q: not a directory (symlinks are not followed)", dir)
+		return false, fmt.Errorf("state directory %q: not a directory (symlinks are not followed)", dir)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("state directory %q: owned by uid %d, not by us", dir, st.Uid)
+		return false, fmt.Errorf("state directory %q: owned by uid %d, not by us", dir, st.Uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("state directory %q: mode %v lets others in", dir, fi.Mode().Perm())
+		return false, fmt.Errorf("state directory %q: mode %v lets others in", dir, fi.Mode().Perm())
 	}
-	return nil
+	return created, nil
 }
 
 // Create records a fact; created is false when another process (or an earlier answer)

@@ -9,6 +9,11 @@ package providers
 //
 // A manifest that names a state_dir chose the turn's place itself: everything, these facts
 // included, is kept there (and a manifest that names another state_dir names another place).
+//
+// --end-turn removes the configuration's directories the turn made (each recorded here by the
+// process that made it: configFact), its keepers ended first: an ended turn needs nothing of
+// them, and a platform's turns would otherwise fill the state parent (a tmpfs, often) with a
+// family's pins and search index each. What is kept per turn stays, the ended mark with it.
 
 import (
 	"errors"
@@ -16,12 +21,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
 
 // keeperFact names the record that a keeper was started for the turn under configuration key.
 func keeperFact(key string) string { return "keeper@" + key }
+
+// configFact names the record that a process of the turn made configuration key's directory.
+func configFact(key string) string { return "config@" + key }
 
 // turnDirPrefix begins the name of a default per-turn directory in the state parent.
 const turnDirPrefix = "turn-"
@@ -45,9 +54,21 @@ func (t *Turn) openStates() error {
 	if err != nil {
 		return err
 	}
+	if _, ended, err := perTurn.Read(EndedFact); err == nil && ended {
+		// An ended turn needs no configuration's state (--end-turn removed it) and makes none
+		// again: its answers only say it has ended, and what little they record (said once)
+		// is kept with the ended mark.
+		t.State, t.PerTurn = perTurn, perTurn
+		return nil
+	}
 	st, err := openState(filepath.Join(parent, t.Key), "") // the parent was checked just now
 	if err != nil {
 		return err
+	}
+	if st.created {
+		// For --end-turn to remove (RemoveConfigDirs). Not kept, the directory is only left
+		// behind: the answer goes on.
+		_, _ = perTurn.Create(configFact(t.Key), nil)
 	}
 	t.State, t.PerTurn = st, perTurn
 	return nil
@@ -84,13 +105,22 @@ func (t *Turn) KeeperDirs() ([]string, error) {
 	if t.PerTurn == t.State {
 		return dirs, nil
 	}
+	recorded, err := t.recordedDirs(keeperFact(""))
+	return append(dirs, recorded...), err
+}
+
+// recordedDirs are the configurations' state directories the per-turn directory holds a record
+// of (by the record's prefix), but this configuration's: each one that exists as a private
+// directory of ours, never created.
+func (t *Turn) recordedDirs(prefix string) ([]string, error) {
 	ents, err := os.ReadDir(t.PerTurn.Dir())
 	if err != nil {
-		return dirs, fmt.Errorf("state: %w", err)
+		return nil, fmt.Errorf("state: %w", err)
 	}
+	var dirs []string
 	parent := filepath.Dir(t.State.Dir())
 	for _, e := range ents {
-		key, ok := strings.CutPrefix(e.Name(), keeperFact(""))
+		key, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || key == t.Key || !isKey(key) {
 			continue
 		}
@@ -99,6 +129,30 @@ func (t *Turn) KeeperDirs() ([]string, error) {
 		}
 	}
 	return dirs, nil
+}
+
+// RemoveConfigDirs removes, once the turn has ended and its keepers with it (--end-turn), every
+// configuration's state directory of the turn: this configuration's, and each one a keeper was
+// started in or a process made. The per-turn directory stays, with the ended mark and the pinned
+// scope (SPEC 12); so does a state_dir the manifest names, which holds them.
+func (t *Turn) RemoveConfigDirs() error {
+	if t.State == nil || t.PerTurn == t.State {
+		return nil
+	}
+	dirs := []string{t.State.Dir()}
+	var errs []error
+	for _, prefix := range []string{configFact(""), keeperFact("")} {
+		recorded, err := t.recordedDirs(prefix)
+		dirs = append(dirs, recorded...)
+		errs = append(errs, err)
+	}
+	slices.Sort(dirs)
+	for _, dir := range slices.Compact(dirs) {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, fmt.Errorf("state: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // isKey reports whether s is a state directory's key (stateKey): 32 lowercase hex digits.
