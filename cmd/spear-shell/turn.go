@@ -126,7 +126,11 @@ func (g *guard) loop() {
 			}
 			sh := g.sh
 			g.mu.Unlock()
-			if sh != nil {
+			switch {
+			case sh == nil:
+			case sig == syscall.SIGINT:
+				sh.Interrupt() // a typed Ctrl-C, which bash may leave pending: realshell.Shell.Interrupt
+			default:
 				sh.Signal(sig)
 			}
 			if first && g.turn != nil {

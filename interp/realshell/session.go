@@ -12,8 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The real shell of a session (or of a -c string mixing forwarded commands and answers) is one
@@ -115,9 +118,11 @@ type Shell struct {
 	// namerefs: a unit may have made a nameref; from then on every unit that expands anything
 	// does. evalDefs: a function or trap that may assign or evaluate arithmetic was defined.
 	arithmetic, namerefs, evalDefs bool
-	terminal                       bool     // forwarded commands read the terminal the session is read from
-	info                           *os.File // bwrap's info pipe, nil when unconfined
-	child                          int      // the sandboxed group's leader, once read from info
+	terminal                       bool         // forwarded commands read the terminal the session is read from
+	termDev                        uint64       // that terminal's device number (Rdev), to know a read of it (Interrupt)
+	replied                        atomic.Int64 // replies the shell has written, for Interrupt to know its unit ended
+	info                           *os.File     // bwrap's info pipe, nil when unconfined
+	child                          int          // the sandboxed group's leader, once read from info
 	childOnce                      sync.Once
 	// plumbingTaken: the shell's commands took the plumbing's requests; the session ended.
 	plumbingTaken bool
@@ -194,6 +199,12 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 	scriptR.Close()
 	replyW.Close()
 	s := &Shell{aliases: startsWithAliases(cfg), history: startsWithHistory(cfg), errexit: startsWithErrexit(cfg), cmd: cmd, script: scriptW, replies: make(chan string, 1), exited: make(chan struct{}), status: -1, info: infoR, stderr: cfg.Stderr, replyR: replyR, tracing: startsTracing(cfg), terminal: cfg.Terminal != nil}
+	if cfg.Terminal != nil {
+		var st unix.Stat_t
+		if unix.Fstat(int(cfg.Terminal.Fd()), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR {
+			s.termDev = st.Rdev
+		}
+	}
 	s.readers.Add(2)
 	go func() {
 		defer s.readers.Done()
@@ -212,6 +223,7 @@ func StartShell(cfg ShellConfig) (*Shell, error) {
 			if err != nil {
 				return
 			}
+			s.replied.Add(1)
 			s.replies <- strings.TrimSuffix(line, "\x00")
 		}
 	}()

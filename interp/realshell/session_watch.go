@@ -29,20 +29,6 @@ const plumbingMessage = "spear-shell: session: the real shell read or skipped sp
 // command of its own reading the script would be a child with its stdin redirected, which the
 // plumbing's groups never leave it.)
 func (s *Shell) starved() bool {
-	pid := s.shellPid()
-	if pid <= 0 {
-		return false
-	}
-	if s.info != nil {
-		// bwrap's child is the sandbox's init, which waits for the shell: its only child.
-		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-		if err != nil {
-			return false
-		}
-		if pid, err = strconv.Atoi(strings.TrimSpace(string(kids))); err != nil {
-			return false
-		}
-	}
 	// Nothing left to read in the script, and no reply on its way.
 	for _, f := range []*os.File{s.script, s.replyR} {
 		if queued(f) != 0 {
@@ -52,22 +38,106 @@ func (s *Shell) starved() bool {
 	if len(s.replies) > 0 {
 		return false
 	}
-	call, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
-	if err != nil {
-		return false
-	}
-	// "0 0xFD ...": read(2) on descriptor FD, which must be the script pipe (its own stdin, or
-	// the copy bash saved of it while a command's stdin is redirected).
-	fields := strings.Fields(string(call))
-	if len(fields) < 2 || fields[0] != strconv.Itoa(syscall.SYS_READ) {
-		return false
-	}
-	fd, err := strconv.ParseInt(strings.TrimPrefix(fields[1], "0x"), 16, 32)
-	if err != nil {
+	// read(2) on the script pipe: its own stdin, or the copy bash saved of it while a
+	// command's stdin is redirected.
+	pid, fd, ok := s.blockedRead()
+	if !ok {
 		return false
 	}
 	link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
 	return err == nil && link == s.scriptLink()
+}
+
+// blockedRead tells whether the real shell process itself (not a command it runs) is in
+// read(2), and on which of its descriptors: pid is its pid in this process's namespace.
+func (s *Shell) blockedRead() (pid, fd int, ok bool) {
+	pid = s.shellPid()
+	if pid <= 0 {
+		return 0, 0, false
+	}
+	if s.info != nil {
+		// bwrap's child is the sandbox's init, which waits for the shell: its only child.
+		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		if err != nil {
+			return 0, 0, false
+		}
+		if pid, err = strconv.Atoi(strings.TrimSpace(string(kids))); err != nil {
+			return 0, 0, false
+		}
+	}
+	call, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	// "0 0xFD ...": read(2) on descriptor FD.
+	fields := strings.Fields(string(call))
+	if len(fields) < 2 || fields[0] != strconv.Itoa(syscall.SYS_READ) {
+		return 0, 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimPrefix(fields[1], "0x"), 16, 32)
+	if err != nil {
+		return 0, 0, false
+	}
+	return pid, int(n), true
+}
+
+// readingTerminal tells whether the real shell itself is blocked reading the session's terminal:
+// a builtin of a unit (read, mapfile) waiting for a line. It returns that shell's pid.
+func (s *Shell) readingTerminal() (pid int, reading bool) {
+	if s.termDev == 0 {
+		return 0, false
+	}
+	pid, fd, ok := s.blockedRead()
+	if !ok {
+		return 0, false
+	}
+	var st unix.Stat_t
+	if unix.Stat(fmt.Sprintf("/proc/%d/fd/%d", pid, fd), &st) != nil {
+		return 0, false
+	}
+	return pid, st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == s.termDev
+}
+
+// How long, and how often, Interrupt watches for a SIGINT that bash left pending.
+const (
+	reinterruptWait  = 2 * time.Second
+	reinterruptCheck = 20 * time.Millisecond
+)
+
+// Interrupt passes a typed Ctrl-C on to the shell's group (Signal). bash runs the trap of a
+// SIGINT that comes while a unit runs once the command it interrupted returns; but one that
+// comes after bash last looked for pending traps and before its read builtin blocks on the
+// terminal stays pending until a line is typed, since that read(2) is never interrupted (seen
+// with strace: SIGINT just after `echo go` wrote, then `read x` blocked for good). So when the
+// shell was running (not blocked reading: the terminal, which the SIGINT interrupts, or its
+// script, when no unit runs), it is watched for a while, until it replies (the unit has ended,
+// given up or not): found blocked reading the terminal before that, it is given the SIGINT
+// again, once and alone, which interrupts the read and runs the trap. A shell that took the
+// first SIGINT gives the unit up, or is waiting for a command that has not ended; neither reads
+// the terminal.
+func (s *Shell) Interrupt() {
+	replied := s.replied.Load()
+	_, _, blocked := s.blockedRead()
+	s.Signal(syscall.SIGINT)
+	if blocked || s.termDev == 0 {
+		return
+	}
+	go func() {
+		for deadline := time.Now().Add(reinterruptWait); time.Now().Before(deadline); {
+			select {
+			case <-s.exited:
+				return
+			case <-time.After(reinterruptCheck):
+			}
+			if s.replied.Load() != replied {
+				return // the unit has ended
+			}
+			if pid, reading := s.readingTerminal(); reading && s.replied.Load() == replied {
+				_ = unix.Kill(pid, unix.SIGINT)
+				return
+			}
+		}
+	}()
 }
 
 // shellPid is the real shell's pid in this process's namespace: bwrap's sandboxed child (as
