@@ -143,24 +143,7 @@ func (s *State) remember(name string, content []byte) {
 // Read returns a fact's content; ok is false when it is absent. A symlink or a non-regular
 // file is an error, never followed.
 func (s *State) Read(name string) (content []byte, ok bool, err error) {
-	s.mu.Lock()
-	content, ok = s.known[name]
-	s.mu.Unlock()
-	if ok {
-		return content, true, nil
-	}
-	f, size, ok, err := s.open(name)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	defer f.Close()
-	b := make([]byte, 0, min(size, factLimit)+1) // +1: the read that meets the end
-	b, err = readAll(io.LimitReader(f, factLimit), b)
-	if err != nil {
-		return nil, false, fmt.Errorf("state: %w", err)
-	}
-	s.remember(name, b)
-	return b, true, nil
+	return s.fetch(name, readFact)
 }
 
 // Map returns a fact's content as Read does, mapped from the file rather than copied: for a
@@ -170,6 +153,12 @@ func (s *State) Read(name string) (content []byte, ok bool, err error) {
 // have returned; it is read-only, and is never unmapped (a process maps a fact once, as Read
 // keeps what it read).
 func (s *State) Map(name string) (content []byte, ok bool, err error) {
+	return s.fetch(name, mapFact)
+}
+
+// fetch is Read and Map: what this process knows of the fact, else the file, opened as open
+// does, given to load (with its size) and then known.
+func (s *State) fetch(name string, load func(f *os.File, size int64) ([]byte, error)) (content []byte, ok bool, err error) {
 	s.mu.Lock()
 	content, ok = s.known[name]
 	s.mu.Unlock()
@@ -181,15 +170,29 @@ func (s *State) Map(name string) (content []byte, ok bool, err error) {
 		return nil, false, err
 	}
 	defer f.Close()
-	if size == 0 || size > factLimit {
-		return s.Read(name) // nothing to map, or more than a fact may hold: Read bounds it
-	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := load(f, size)
 	if err != nil {
-		return s.Read(name)
+		return nil, false, fmt.Errorf("state: %w", err)
 	}
 	s.remember(name, b)
 	return b, true, nil
+}
+
+// readFact reads an open fact of size bytes, at most factLimit of them.
+func readFact(f *os.File, size int64) ([]byte, error) {
+	b := make([]byte, 0, min(size, factLimit)+1) // +1: the read that meets the end
+	return readAll(io.LimitReader(f, factLimit), b)
+}
+
+// mapFact maps an open fact of size bytes; an empty one (nothing to map), one larger than a
+// fact may hold (readFact bounds it) or one that cannot be mapped here is read instead.
+func mapFact(f *os.File, size int64) ([]byte, error) {
+	if size > 0 && size <= factLimit {
+		if b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
+			return b, nil
+		}
+	}
+	return readFact(f, size)
 }
 
 // readAll is io.ReadAll into b's room.
