@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/spear-shell/spear-shell/audit"
 	"github.com/spear-shell/spear-shell/capability/broker"
 	"github.com/spear-shell/spear-shell/capability/providers"
 	"github.com/spear-shell/spear-shell/capability/provlink"
@@ -30,9 +29,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		man, manErr = policy.LoadManifest(s.ManifestPath, s.Cwd)
 	}
 	roots := operatorRoots(s, reg, man)
-	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Manifest: man}, s: s}
-	red := audit.NewRedactor(reg.Secrets(e.OperatorsEnvFile))
-	e.Redactor = red
+	e := operatorEnv(s, reg, man)
 	var out bytes.Buffer
 	ok := true
 	fmt.Fprintf(&out, "home: %s\n", home)
@@ -168,7 +165,7 @@ func Check(ctx context.Context, s Settings, stdout, stderr io.Writer) int {
 		"where the agent's commands run inside spear-shell's boundary, which keeps SPEAR_HOME, the state parent and the " +
 		"keeper's and the broker's sockets out of the agent's reach: register it only in a terminal whose shell is spear-shell with " +
 		"isolation on (docs/mcp.md)\n")
-	stdout.Write(red.Bytes(out.Bytes()))
+	stdout.Write(e.Redactor.Bytes(out.Bytes()))
 	if !ok {
 		fmt.Fprintln(stderr, "spear-shell: --check found problems")
 		return 1

@@ -58,12 +58,18 @@ func newOperator(s Settings) (*operator, error) {
 	if s.ManifestPath != "" {
 		man, _ = policy.LoadManifest(s.ManifestPath, s.Cwd)
 	}
-	o := &operator{reg: reg, lockPath: providers.LockPath(s.Getenv), roots: operatorRoots(s, reg, man)}
-	o.e = &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Manifest: man}, s: s}
-	// The operator's redactor is the turn's: an env_file read when a provider starts adds to it.
-	o.red = audit.NewRedactor(reg.Secrets(o.e.OperatorsEnvFile))
-	o.e.Redactor = o.red
+	o := &operator{reg: reg, e: operatorEnv(s, reg, man), lockPath: providers.LockPath(s.Getenv), roots: operatorRoots(s, reg, man)}
+	o.red = o.e.Redactor // the turn's: an env_file read when a provider starts adds to it
 	return o, err
+}
+
+// operatorEnv is an operator command's turn (--check, the lock commands): the registry and the
+// manifest (nil: none), and a redactor of the secrets of the env_files a start would read
+// (Turn.OperatorsEnvFile).
+func operatorEnv(s Settings, reg *policy.Registry, man *policy.Manifest) *turnEnv {
+	e := &turnEnv{Turn: &providers.Turn{Settings: s.Settings, Registry: reg, Manifest: man}, s: s}
+	e.Redactor = audit.NewRedactor(reg.Secrets(e.OperatorsEnvFile))
+	return e
 }
 
 // operatorRoots are the writable roots an operator command holds the lock against: the

@@ -57,11 +57,7 @@ func (t *Turn) TrustProvider(p *policy.Provider) error {
 	if p.EnvFile == "" {
 		return nil
 	}
-	why := errors.New("no trust check was given")
-	if check := t.Settings.CheckTrusted; check != nil {
-		why = check(p.EnvFile, t.writableRoots())
-	}
-	if why != nil {
+	if why := t.envFileReach(p.EnvFile, t.writableRoots()); why != nil {
 		ef := &policy.EnvFileError{File: p.EnvFile, Msg: "is not out of the agent's reach: " + why.Error()}
 		return &Failure{Msg: ef.Error(), Stage: StageEnvFile, Is: []error{ef}}
 	}
@@ -74,15 +70,20 @@ func (t *Turn) TrustProvider(p *policy.Provider) error {
 // Only such a file's values are secrets to redact before a start reads the file
 // (policy.Registry.Secrets): one an agent wrote would have its own words redacted.
 func (t *Turn) OperatorsEnvFile(p *policy.Provider) bool {
-	check := t.Settings.CheckTrusted
-	if check == nil {
-		return false
-	}
 	roots := t.writableRoots()
 	if p.Share != "" {
 		for _, pr := range t.Registry.Projects {
 			roots = append(roots, pr.Root)
 		}
 	}
-	return check(p.EnvFile, roots) == nil
+	return t.envFileReach(p.EnvFile, roots) == nil
+}
+
+// envFileReach says why an env_file may lie within one of roots, or be reached through a
+// symlink in one (nil: it does not). Without a trust check nothing is out of reach.
+func (t *Turn) envFileReach(path string, roots []string) error {
+	if check := t.Settings.CheckTrusted; check != nil {
+		return check(path, roots)
+	}
+	return errors.New("no trust check was given")
 }
