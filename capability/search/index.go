@@ -210,7 +210,7 @@ func (ix *Index) postings(t int) []posting {
 
 func (ix *Index) decode(t int) []posting {
 	out := make([]posting, 0, (ix.offs[t+1]-ix.offs[t])/2) // a posting takes two bytes or more
-	for _, r := range [2]postingReader{ix.strong(t), ix.weak(t)} {
+	for _, r := range ix.lists(t) {
 		for p, ok := r.next(); ok; p, ok = r.next() {
 			out = append(out, p)
 		}
@@ -226,9 +226,11 @@ type postingReader struct {
 	n   uint64 // the index's documents
 }
 
-// strong reads term t's strong postings; weak the rest.
+// strong reads term t's strong postings; lists reads them and then the rest.
 func (ix *Index) strong(t int) postingReader { return ix.reader(ix.offs[t], ix.mids[t]) }
-func (ix *Index) weak(t int) postingReader   { return ix.reader(ix.mids[t], ix.offs[t+1]) }
+func (ix *Index) lists(t int) [2]postingReader {
+	return [2]postingReader{ix.strong(t), ix.reader(ix.mids[t], ix.offs[t+1])}
+}
 
 func (ix *Index) reader(from, to uint32) postingReader {
 	return postingReader{b: ix.posts[from:to], doc: -1, n: uint64(ix.n)}

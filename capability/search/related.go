@@ -121,7 +121,7 @@ func (ix *Index) relatedPostings(word string) []posting {
 	close, loose, _, near := related(word)
 	docs := ix.relDocs[:0]
 	if t, ok := slices.BinarySearch(ix.terms, word); ok {
-		for _, r := range [2]postingReader{ix.strong(t), ix.weak(t)} {
+		for _, r := range ix.lists(t) {
 			for p, ok := r.next(); ok; p, ok = r.next() {
 				ix.relTF[p.doc] = -1 // says the word
 				docs = append(docs, p.doc)
