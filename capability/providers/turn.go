@@ -128,14 +128,11 @@ func Load(s Settings, early func(*Turn)) *Turn {
 		}
 	}
 
-	ended := false
-	if t.PerTurn != nil {
-		var err error
-		// A mark that cannot be read (replaced by a link, a directory) never reads as "not
-		// ended": the turn then offers nothing, as when its state cannot be kept.
-		if _, ended, err = t.PerTurn.Read(EndedFact); err != nil && stErr == nil {
-			stErr = err
-		}
+	// A mark that cannot be read (replaced by a link, a directory) never reads as "not ended":
+	// the turn then offers nothing, as when its state cannot be kept.
+	ended := r.ended
+	if r.markErr != nil && stErr == nil {
+		stErr = r.markErr
 	}
 	if early != nil && stErr == nil && t.Audit != nil && !ended {
 		early(t)
@@ -177,6 +174,8 @@ type resolved struct {
 	regErr       error  // the registry's problem, recorded in turn_started
 	stateErr     error  // the state cannot be kept
 	scopeChanged string // why the scope differs from the pin ("" when it does not)
+	ended        bool   // the turn's ended mark is there (--end-turn)
+	markErr      error  // the mark cannot be read
 }
 
 func resolve(s Settings) (*Turn, resolved) {
@@ -230,7 +229,7 @@ func resolve(s Settings) (*Turn, resolved) {
 		keyed = append(keyed, []byte("lock:"+t.Lock.Hash)) // a new lock is new turn state (SPEC 15)
 	}
 	t.Key = stateKey(man.Session, man.Turn, keyed...)
-	stErr := t.openStates()
+	ended, markErr, stErr := t.openStates()
 
 	t.Offer = t.Lock.Gate(reg.Offer(man), reg)
 	scopeChanged := ""
@@ -241,7 +240,7 @@ func resolve(s Settings) (*Turn, resolved) {
 			t.Offer = t.Offer.Withdrawn(scopeChanged)
 		}
 	}
-	return t, resolved{ok: true, regErr: regErr, stateErr: stErr, scopeChanged: scopeChanged}
+	return t, resolved{ok: true, regErr: regErr, stateErr: stErr, scopeChanged: scopeChanged, ended: ended, markErr: markErr}
 }
 
 // Provider returns the offered provider id, if it is offered.

@@ -35,35 +35,38 @@ func configFact(key string) string { return "config@" + key }
 // turnDirPrefix begins the name of a default per-turn directory in the state parent.
 const turnDirPrefix = "turn-"
 
-// openStates opens the turn's state (State) and its per-turn state (PerTurn).
-func (t *Turn) openStates() error {
+// openStates opens the turn's state (State) and its per-turn state (PerTurn), and reads the
+// ended mark there, once: ended, or markErr when it cannot be read (which never reads as "not
+// ended"). err says that the states cannot be opened; the mark is then not read.
+func (t *Turn) openStates() (ended bool, markErr, err error) {
 	man := t.Manifest
 	if man.StateDir != "" {
 		st, err := openState(man.StateDir, "")
 		if err != nil {
-			return err
+			return false, nil, err
 		}
 		t.State, t.PerTurn = st, st
-		return nil
+		_, ended, markErr = st.Read(EndedFact)
+		return ended, markErr, nil
 	}
 	parent := t.Settings.StateParent
 	if parent == "" {
-		return errors.New("no state parent: set XDG_RUNTIME_DIR or HOME")
+		return false, nil, errors.New("no state parent: set XDG_RUNTIME_DIR or HOME")
 	}
 	perTurn, err := openState(filepath.Join(parent, turnDirPrefix+stateKey(man.Session, man.Turn)), parent)
 	if err != nil {
-		return err
+		return false, nil, err
 	}
-	if _, ended, err := perTurn.Read(EndedFact); err == nil && ended {
+	if _, ended, markErr = perTurn.Read(EndedFact); ended {
 		// An ended turn needs no configuration's state (--end-turn removed it) and makes none
 		// again: its answers only say it has ended, and what little they record (said once)
 		// is kept with the ended mark.
 		t.State, t.PerTurn = perTurn, perTurn
-		return nil
+		return true, nil, nil
 	}
 	st, err := openState(filepath.Join(parent, t.Key), "") // the parent was checked just now
 	if err != nil {
-		return err
+		return false, nil, err
 	}
 	if st.created {
 		// For --end-turn to remove (RemoveConfigDirs). Not kept, the directory is only left
@@ -71,7 +74,7 @@ func (t *Turn) openStates() error {
 		_, _ = perTurn.Create(configFact(t.Key), nil)
 	}
 	t.State, t.PerTurn = st, perTurn
-	return nil
+	return false, markErr, nil
 }
 
 // EndedNow reads --end-turn's mark afresh (a turn loaded earlier may have been ended since).

@@ -15,7 +15,7 @@ import (
 func turnIn(t *testing.T, parent, key, stateDir string) *Turn {
 	t.Helper()
 	tu := &Turn{Settings: Settings{StateParent: parent}, Manifest: &policy.Manifest{Session: "s", Turn: "t1", StateDir: stateDir}, Key: key}
-	if err := tu.openStates(); err != nil {
+	if _, _, err := tu.openStates(); err != nil {
 		t.Fatal(err)
 	}
 	return tu
