@@ -23,6 +23,15 @@ func (e *entry) bad(key, format string, args ...any) {
 	e.problems = append(e.problems, &Problem{File: e.file, Entry: e.name, Key: keyName(key), Msg: fmt.Sprintf(format, args...)})
 }
 
+// read records msg, what reading key's value found wrong with it (as asString and the other
+// readers say it), and reports whether the value was read: msg is empty.
+func (e *entry) read(key, msg string) bool {
+	if msg != "" {
+		e.bad(key, "%s", msg)
+	}
+	return msg == ""
+}
+
 // keyName is how a key is named in a Problem: an empty key ("") gets a visible name,
 // since an empty Key means "no key" (file-level or not an object).
 func keyName(key string) string {
@@ -142,8 +151,7 @@ func parseProjects(file string, data []byte) ([]Project, []*Problem, *Problem) {
 			case "name":
 				s, msg := asString(m.val)
 				switch {
-				case msg != "":
-					e.bad(m.key, "%s", msg)
+				case !e.read(m.key, msg):
 				case !nameRe.MatchString(s):
 					e.bad(m.key, "must match [a-z][a-z0-9_-]*")
 				default:
@@ -152,8 +160,7 @@ func parseProjects(file string, data []byte) ([]Project, []*Problem, *Problem) {
 			case "root":
 				s, msg := asString(m.val)
 				switch {
-				case msg != "":
-					e.bad(m.key, "%s", msg)
+				case !e.read(m.key, msg):
 				case !filepath.IsAbs(s) || hasNUL(s):
 					e.bad(m.key, "must be an absolute directory")
 				default:
@@ -161,8 +168,7 @@ func parseProjects(file string, data []byte) ([]Project, []*Problem, *Problem) {
 				}
 			case "families":
 				fams, msg := asStrings(m.val)
-				if msg != "" {
-					e.bad(m.key, "%s", msg)
+				if !e.read(m.key, msg) {
 					break
 				}
 				if msg := checkNames(fams); msg != "" {

@@ -137,8 +137,7 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 	case "id":
 		s, msg := asString(m.val)
 		switch {
-		case msg != "":
-			e.bad(m.key, "%s", msg)
+		case !e.read(m.key, msg):
 		case !idRe.MatchString(s):
 			e.bad(m.key, "must match [a-z][a-z0-9_-]{0,62}")
 		case s == "spear":
@@ -149,8 +148,7 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 	case "command":
 		args, msg := asStrings(m.val)
 		switch {
-		case msg != "":
-			e.bad(m.key, "%s", msg)
+		case !e.read(m.key, msg):
 		case len(args) == 0:
 			e.bad(m.key, "must not be empty")
 		case slices.ContainsFunc(args, hasNUL):
@@ -160,8 +158,7 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 		}
 	case "scope":
 		s, msg := asString(m.val)
-		if msg != "" {
-			e.bad(m.key, "%s", msg)
+		if !e.read(m.key, msg) {
 			return
 		}
 		sc, err := ParseScope(s)
@@ -172,8 +169,7 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 		p.Scope = sc
 	case "tasks":
 		tasks, msg := asStrings(m.val)
-		if msg != "" {
-			e.bad(m.key, "%s", msg)
+		if !e.read(m.key, msg) {
 			return
 		}
 		if len(tasks) == 0 {
@@ -194,16 +190,12 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 	case "env":
 		p.Env = parseEnv(e, m, secrets)
 	case "env_file":
-		s, msg := asString(m.val)
-		if msg != "" {
-			e.bad(m.key, "%s", msg)
-			return
+		if s, msg := asString(m.val); e.read(m.key, msg) {
+			p.EnvFile = s
 		}
-		p.EnvFile = s
 	case "read":
 		read, msg := asStrings(m.val)
-		if msg != "" {
-			e.bad(m.key, "%s", msg)
+		if !e.read(m.key, msg) {
 			return
 		}
 		for i, r := range read {
@@ -220,51 +212,37 @@ func parseProviderKey(e *entry, p *Provider, m member, secrets map[string]bool) 
 	case "write":
 		s, msg := asString(m.val)
 		switch {
-		case msg != "":
-			e.bad(m.key, "%s", msg)
+		case !e.read(m.key, msg):
 		case s != WriteRefuse && s != WriteConfirm && s != WriteAllow:
 			e.bad(m.key, "must be refuse, confirm or allow")
 		default:
 			p.Write = s
 		}
 	case "enabled":
-		b, msg := asBool(m.val)
-		if msg != "" {
-			e.bad(m.key, "%s", msg)
-			return
+		if b, msg := asBool(m.val); e.read(m.key, msg) {
+			p.Enabled = b
 		}
-		p.Enabled = b
 	case "timeout":
-		d, msg := asSeconds(m.val)
-		if msg != "" {
-			e.bad(m.key, "%s", msg)
-			return
+		if d, msg := asSeconds(m.val); e.read(m.key, msg) {
+			p.Timeout = d
 		}
-		p.Timeout = d
 	case "max_message":
-		n, msg := asBytes(m.val, MinMaxMessage, MaxMaxMessage)
-		if msg != "" {
-			e.bad(m.key, "%s", msg)
-			return
+		if n, msg := asBytes(m.val, MinMaxMessage, MaxMaxMessage); e.read(m.key, msg) {
+			p.MaxMessage = n
 		}
-		p.MaxMessage = n
 	case "share":
 		s, msg := asString(m.val)
 		switch {
-		case msg != "":
-			e.bad(m.key, "%s", msg)
+		case !e.read(m.key, msg):
 		case s != ShareProject && s != ShareAll:
 			e.bad(m.key, "must be project or all")
 		default:
 			p.Share = s
 		}
 	case "restart_delay":
-		d, msg := asSecondsIn(m.val, 0, MaxRestartDelay)
-		if msg != "" {
-			e.bad(m.key, "%s", msg)
-			return
+		if d, msg := asSecondsIn(m.val, 0, MaxRestartDelay); e.read(m.key, msg) {
+			p.RestartDelay = d
 		}
-		p.RestartDelay = d
 	default:
 		e.bad(m.key, "unknown key")
 	}
