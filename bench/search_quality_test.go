@@ -151,3 +151,17 @@ func sharedWords(query, id string) []string {
 	}
 	return shared
 }
+
+// BenchmarkWarmPage is a warm turn's search over the quality family (the MCP face's, which
+// searches one index many times): the benchmark's query (familyQuery), a page of 20.
+func BenchmarkWarmPage(b *testing.B) {
+	ix := search.Build(qualityFamily(b))
+	if _, err := ix.Page(familyQuery, 20, "", "", nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := ix.Page(familyQuery, 20, "", "", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
