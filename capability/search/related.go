@@ -121,11 +121,9 @@ func (ix *Index) relatedPostings(word string) []posting {
 	close, loose, _, near := related(word)
 	docs := ix.relDocs[:0]
 	if t, ok := slices.BinarySearch(ix.terms, word); ok {
-		for _, r := range ix.lists(t) {
-			for p, ok := r.next(); ok; p, ok = r.next() {
-				ix.relTF[p.doc] = -1 // says the word
-				docs = append(docs, p.doc)
-			}
+		for _, p := range ix.postings(t) { // decoded already: the word's own match came first
+			ix.relTF[p.doc] = -1 // says the word
+			docs = append(docs, p.doc)
 		}
 	}
 	says := len(docs)
