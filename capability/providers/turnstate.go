@@ -113,9 +113,9 @@ func (t *Turn) KeeperDirs() ([]string, error) {
 }
 
 // recordedDirs are the configurations' state directories the per-turn directory holds a record
-// of (by the record's prefix), but this configuration's: each one that exists as a private
-// directory of ours, never created.
-func (t *Turn) recordedDirs(prefix string) ([]string, error) {
+// of (by the records' prefixes), but this configuration's: each one that exists as a private
+// directory of ours, never created, once.
+func (t *Turn) recordedDirs(prefixes ...string) ([]string, error) {
 	ents, err := os.ReadDir(t.PerTurn.Dir())
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
@@ -123,12 +123,14 @@ func (t *Turn) recordedDirs(prefix string) ([]string, error) {
 	var dirs []string
 	parent := filepath.Dir(t.State.Dir())
 	for _, e := range ents {
-		key, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || key == t.Key || !isKey(key) {
-			continue
-		}
-		if dir := filepath.Join(parent, key); isPrivateDir(dir) {
-			dirs = append(dirs, dir)
+		for _, prefix := range prefixes {
+			key, ok := strings.CutPrefix(e.Name(), prefix)
+			if !ok || key == t.Key || !isKey(key) {
+				continue
+			}
+			if dir := filepath.Join(parent, key); !slices.Contains(dirs, dir) && isPrivateDir(dir) {
+				dirs = append(dirs, dir)
+			}
 		}
 	}
 	return dirs, nil
@@ -142,15 +144,9 @@ func (t *Turn) RemoveConfigDirs() error {
 	if t.State == nil || t.PerTurn == t.State {
 		return nil
 	}
-	dirs := []string{t.State.Dir()}
-	var errs []error
-	for _, prefix := range []string{configFact(""), keeperFact("")} {
-		recorded, err := t.recordedDirs(prefix)
-		dirs = append(dirs, recorded...)
-		errs = append(errs, err)
-	}
-	slices.Sort(dirs)
-	for _, dir := range slices.Compact(dirs) {
+	recorded, err := t.recordedDirs(configFact(""), keeperFact(""))
+	errs := []error{err}
+	for _, dir := range append([]string{t.State.Dir()}, recorded...) {
 		if err := os.RemoveAll(dir); err != nil {
 			errs = append(errs, fmt.Errorf("state: %w", err))
 		}
