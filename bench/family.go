@@ -256,7 +256,7 @@ func caseFaceSearch(ctx context.Context, w *world) []row {
 	r := judge(name, median(got[0]), median(got[1]), "ms", 1.00)
 	r.note = fmt.Sprintf("%s: median of %d faceclient runs' medians, %d calls of each side alternated per run", name, len(got[0]), calls)
 	// The page of 20 is most of what the search costs more than the echo: its bytes are encoded
-	// by the face and decoded by the client (docs/bench.md, seventh pass).
+	// by the face and decoded by the client (docs/bench.md, "Search rows, third pass").
 	return []row{r, judge(smallName, median(got[0]), median(got[2]), "ms", 0), judge(oneName, median(got[3]), median(got[1]), "ms", 0)}
 }
 
